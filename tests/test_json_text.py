@@ -13,7 +13,7 @@ import pytest
 from citewarden import cli
 from citewarden.audit import run_audit
 from citewarden.report.json_report import report_of
-from citewarden.report.json_text import PIECE, indented_json
+from citewarden.report.json_text import PIECE, Streamed, indented_json
 from citewarden.report.sarif import sarif_of
 from citewarden.settings import Settings
 
@@ -66,3 +66,46 @@ def test_a_long_report_is_written_in_pieces_with_the_same_text(tmp_path: Path) -
         found = json.loads(text)
         rows = found["runs"][0]["results"] if fmt == "sarif" else found["citations"]["dangling"]
         assert len(rows) == 2999
+
+
+@pytest.mark.parametrize("ensure_ascii", [False, True])
+def test_a_streamed_list_is_written_as_the_list_of_its_members(ensure_ascii: bool) -> None:
+    rng = random.Random(11)
+    for members in [[], [1], *([_random_value(rng) for _ in range(4)] for _ in range(300))]:
+        value = {"a": 1, "rows": Streamed(iter(members)), "after": [{"b": []}]}
+        text = "".join(indented_json(value, ensure_ascii=ensure_ascii))
+        listed = {**value, "rows": members}
+        assert text == json.dumps(listed, indent=2, ensure_ascii=ensure_ascii), members
+
+
+def test_the_sarif_log_is_made_as_it_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SARIF log of 300 000 citations was built whole (17 s and most of the run's memory)
+    before its first piece was written: its results are now made as they are written, the
+    artifacts they name listed after them, with the same text."""
+    from citewarden.report import sarif
+
+    body = "".join(f"\\cite{{k{i}}}" for i in range(3000))
+    tex = f"\\begin{{document}}{body}\\bibliography{{refs}}\\end{{document}}\n"
+    (tmp_path / "huge.tex").write_text(tex)
+    (tmp_path / "refs.bib").write_text("@misc{k0, title = {T}}\n")
+    audit = run_audit(["huge.tex"], Settings(), cwd=tmp_path, verify=False)
+    made = 0
+    shown = sarif.message_text
+
+    def counted(text: str) -> str:
+        nonlocal made
+        made += 1
+        return shown(text)
+
+    monkeypatch.setattr(sarif, "message_text", counted)
+    pieces = iter(cli._render("sarif", audit, tmp_path, ["huge.tex"]))
+    first = next(pieces)
+    assert 0 < made < 500, made  # a piece's worth of 2 999 results
+    text = first + "".join(pieces)
+    assert made > 2999
+    found = json.loads(text)
+    run = found["runs"][0]
+    assert len(run["results"]) == 2999
+    assert [a["location"]["uri"] for a in run["artifacts"]] == ["huge.tex"]

@@ -835,13 +835,15 @@ def _fix(
 
 def _render(fmt: str, audit: Audit, cwd: Path, inputs: Sequence[str]) -> Iterable[str]:
     """The report in pieces: one for text; a section or a row each for HTML, and about
-    64 KB each for JSON and SARIF, whose report of many entries is never held whole."""
+    64 KB each for JSON and SARIF, whose report of many entries is never held whole (nor,
+    for SARIF, its log: its results are made as they are written)."""
     if fmt == "text":
         return [format_text(audit.ordered(), audit.workspace, cwd)]
     if fmt == "sarif":
         from citewarden.report.sarif import sarif_of
 
-        return json_pieces(sarif_of(audit, root=cwd, version=__version__), ensure_ascii=True)
+        log = sarif_of(audit, root=cwd, version=__version__, streamed=True)
+        return json_pieces(log, ensure_ascii=True)
     if fmt == "html":
         from citewarden.report.html.build import html_chunks_of
 

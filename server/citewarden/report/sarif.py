@@ -31,6 +31,7 @@ from citewarden.model import (
     Verdict,
     code_doc_url,
 )
+from citewarden.report.json_text import Streamed
 from citewarden.safe_text import visible, visible_lines
 from citewarden.text import LineIndex
 
@@ -205,6 +206,7 @@ class _Artifacts:
     def __init__(self, root: Path | None) -> None:
         self.root = root.resolve() if root is not None else None
         self.index: dict[Path, int] = {}
+        self.uris: dict[Path, dict[str, Any]] = {}
         self.table: list[dict[str, Any]] = []
 
     def uri(self, path: Path) -> dict[str, Any]:
@@ -219,10 +221,14 @@ class _Artifacts:
         return {"uri": resolved.as_uri()}
 
     def location(self, path: Path) -> dict[str, Any]:
-        if path not in self.index:
-            self.index[path] = len(self.table)
-            self.table.append({"location": self.uri(path)})
-        return {**self.uri(path), "index": self.index[path]}
+        """The artifact location of ``path`` with its index (its URI made once a file: a
+        report of 300 000 findings in one file resolved its path 300 000 times)."""
+        found = self.index.get(path)
+        if found is None:
+            found = self.index[path] = len(self.table)
+            self.uris[path] = self.uri(path)
+            self.table.append({"location": self.uris[path]})
+        return {**self.uris[path], "index": found}
 
 
 def _region(index: LineIndex | None, span: Span) -> dict[str, Any]:
@@ -299,13 +305,18 @@ def sarif_log(
     version: str = "0",
     severity_of: SeverityOf = _effective,
     properties: Mapping[str, Any] | None = None,
+    streamed: bool = False,
 ) -> dict[str, Any]:
     """A SARIF 2.1.0 log of ``findings``.
 
     ``texts`` gives each file's text (for line/column regions; a file missing from it gets a
     line-1 region); ``root`` makes artifact URIs relative (``SRCROOT``); ``severity_of`` applies
     configured severities (None drops a finding); ``properties`` go into the run's property bag
-    (e.g. the document score and tier counts).
+    (e.g. the document score and tier counts).  ``streamed``: the run's results are a
+    :class:`~citewarden.report.json_text.Streamed` list, each made as it is written (by
+    :func:`~citewarden.report.json_text.indented_json`, once), so that the log of 300 000
+    findings is never held whole; the artifacts, which come after them, are listed as they
+    are written.
     """
     rule_list = rules()
     rule_index = {code: i for i, code in enumerate(Code)}
@@ -325,15 +336,12 @@ def sarif_log(
             region.pop("snippet", None)  # a file outside the root: its text stays out
         return {"physicalLocation": {"artifactLocation": where, "region": region}}
 
-    results: list[dict[str, Any]] = []
     fingerprint = _Fingerprints()
     ordered: Sequence[Finding] = sorted(
         findings, key=lambda f: (str(f.location.path), f.location.span.start, f.code.value)
     )
-    for finding in ordered:
-        severity = severity_of(finding)
-        if severity is None:
-            continue
+
+    def result_of(finding: Finding, severity: Severity) -> dict[str, Any]:
         location = physical(finding.location)
         result: dict[str, Any] = {
             "ruleId": finding.code.value,
@@ -358,8 +366,14 @@ def sarif_log(
         data = {k: v for k, v in finding.data.items() if isinstance(v, str | int | float | bool)}
         if data:
             result["properties"] = data
-        results.append(result)
+        return result
 
+    made = (
+        result_of(finding, severity)
+        for finding in ordered
+        if (severity := severity_of(finding)) is not None
+    )
+    results: Streamed | list[dict[str, Any]] = Streamed(made) if streamed else list(made)
     run: dict[str, Any] = {
         "tool": {
             "driver": {
@@ -401,9 +415,19 @@ def _fix(
     }
 
 
-def sarif_of(audit: Audit, *, root: Path | None = None, version: str = "0") -> dict[str, Any]:
-    """The SARIF log of an audit: its findings after policy, its score summary."""
+def sarif_of(
+    audit: Audit, *, root: Path | None = None, version: str = "0", streamed: bool = False
+) -> dict[str, Any]:
+    """The SARIF log of an audit: its findings after policy, its score summary (its results
+    made as they are written with ``streamed``: :func:`sarif_log`)."""
     ws = audit.workspace
     texts = {p: t for p in audit.findings if (t := ws.text(p)) is not None}
     properties = audit.summary.as_json() if audit.summary is not None else None
-    return sarif_log(audit.ordered(), texts, root=root, version=version, properties=properties)
+    return sarif_log(
+        audit.ordered(),
+        texts,
+        root=root,
+        version=version,
+        properties=properties,
+        streamed=streamed,
+    )
