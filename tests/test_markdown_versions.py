@@ -190,6 +190,11 @@ ALIKE = [
     # optional arguments first, then a character
     "\\emph[@a1] and \\textbf [see @a2]{b}, \\caption [@x0] and \\address[x] y [@a4] but "
     "\\caption[@x1]{c}, \\address [@x2] and \\caption[x]@x3 z\n",
+    # a comment is white space before an optional argument (one, with its line break) and
+    # a character argument (blank lines too): a bracket before a comment at the end is text
+    "x \\caption [@a] %c\n\ny \\date [@b] % c\n\nx \\emph %c\nx@c y, \\emph%c\n%d\n x@d and "
+    "\\textbf\n\n[@e] y\n\nx \\cite %c\n[@f]{g} y and \\foo %c\n{@h} y, \\cite %c\n%d\n"
+    "[@i]{j}\n\nz \\caption [@k] %c\n",
     # \\textlatin takes one optional argument only, then the character after it
     "x \\textlatin [@a] [@c] and \\textlatin[@d] [@e]{f} y\n",
     # \\par and \\item take their optional arguments only, no braced one

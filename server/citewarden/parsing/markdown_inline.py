@@ -689,14 +689,15 @@ _TEX_COMMAND_AT = re.compile(r"\\((?:[^\W\d_]|@)++)[ \t]*+(?:\*[ \t]*+)?+")
 _TEX_DIMENSION = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+=?+([^\W_]++)(?:\.([^\W_]++))?+")
 _TEX_NUMBER = re.compile(r"[0-9.]*+")
 _TEX_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp"})
-#: pandoc's white space in raw TeX: spaces, at most one line break (its ``sp``)
-_TEX_SPACE = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+")
+#: pandoc's white space in raw TeX: spaces, at most one line break, a comment before it
+#: (its ``sp``)
+_TEX_SPACE = re.compile(r"[ \t]*+(?:(?:%[^\n]*+)?+\r?\n[ \t]*+)?+")
 #: what is no character argument after a command's name (braces and brackets open
 #: arguments, TeX's special characters are read otherwise, white space ends a paragraph)
 _TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
+#: the white space before a character argument: blank lines and comments too
+_TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
-#: white space, blank lines too
-_TEX_BLANKS = re.compile(r"\s*+")
 _TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
 #: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
@@ -812,7 +813,7 @@ class _RawTex:
             name_end = pos
             if name in TEX_CHARACTER_OPTION_COMMANDS:  # "\\caption[x]@b": "@" is its argument
                 pos = self._options_end(pos, 1 if name in self._one_option_commands else -1)
-            k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+            k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
             if pos > name_end and self._no_character(pos):
@@ -858,7 +859,7 @@ class _RawTex:
 
     def _no_character(self, pos: int) -> bool:
         """Whether nothing pandoc takes as a command's character argument comes at or
-        after ``pos``, past white space (blank lines too): the text's end, or a character
+        after ``pos``, past white space (blank lines, comments): the text's end, or a character
         of :data:`TEX_NO_CHARACTER_AFTER_OPTIONS`."""
         m = _TEX_BLANKS.match(self._text, pos)
         k = m.end() if m is not None else pos

@@ -81,8 +81,8 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
     }
 )  # fmt: skip
 
-#: Commands that take the character after their name (and the white space after it, one
-#: line break in it) as their argument when no brace or bracket opens there: ``\\emph x@b``
+#: Commands that take the character after their name (and the white space after it, blank
+#: lines and comments too) as their argument when no brace or bracket opens there: ``\\emph x@b``
 #: reads ``\\emph x`` as raw TeX and cites ``b`` (``\\emph xy@b`` cites nothing), where
 #: ``\\foo x@b`` and ``\\section x@b`` cite nothing; pandoc 2.17, 3.6.1 and 3.9 all read
 #: these so.  :data:`TEX_CHARACTER_ARGUMENT_COMMANDS_3` adds those pandoc 3 reads so.
