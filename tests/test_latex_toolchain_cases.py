@@ -182,6 +182,17 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\input{ch}\n",
         {"defs.tex": "\\newcommand{\\mainref}{k3}\n", "ch.tex": "\\cite{ \\mainref }\n"},
     ),
+    # ... one the project defines later in document order is undefined there: no key
+    "keys written with a macro defined after them": (
+        "",
+        "",
+        "\\cite{\\later}\\input{defs}\\cite{\\mainref}\\input{ch}\n",
+        {
+            "defs.tex": "\\newcommand\\mainref{k1}\n",
+            "ch.tex": "\\cite{\\pair}\\newcommand\\pair{nokey,k3}\\cite{\\pair}\n"
+            "\\newcommand\\later{nokey2}\n",
+        },
+    ),
     # biblatex's \nocite has no optional argument: LaTeX stops on it, nothing is cited
     "an optional argument of nocite": ("", "", "\\cite{k1}\\nocite[x]{k2}\n", {}),
     # \csname cite\endcsname is \cite; \csname cite*\endcsname names no command

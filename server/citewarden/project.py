@@ -760,6 +760,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.bib_backend,
         parsed.chapterbib,
         parsed.text_macros,
+        parsed.text_macro_links,
         parsed.macro_keys,
         parsed.jurabib,
         parsed.silenced,

@@ -992,6 +992,9 @@ class ProjectGraph(LinkResolver):
             starts = latex_order.macro_starts(
                 documents, placed, {path: doc.macro_links for path, _, doc in states}
             )
+            text_starts = latex_order.macro_starts(
+                documents, placed, {path: doc.text_macro_links for path, _, doc in states}
+            )
             silenced = latex_order.silencing(
                 documents,
                 placed,
@@ -1005,6 +1008,7 @@ class ProjectGraph(LinkResolver):
                     starts=starts.get(path, ()) + everywhere,
                     lost_nocite=lost.get(path, ""),
                     silenced=silenced.get(path, ()),
+                    text_macro_starts=text_starts.get(path, ()),
                 )
                 before = (
                     state.context if isinstance(state.context, LatexContext) else LatexContext()

@@ -133,6 +133,9 @@ class LatexContext:
     #: the plain-text macros of the project's files defined one way only, (name, body):
     #: a citation key written with them is cited expanded (``\\cite{\\mainref}``)
     text_macros: tuple[tuple[str, str], ...] = ()
+    #: where each of ``text_macros`` defined outside this file applies from, in document
+    #: order, as :attr:`starts` says it of ``macros``.  None: all apply everywhere.
+    text_macro_starts: tuple[tuple[str, int], ...] | None = None
     #: a file of the project loads jurabib, whose ``\\citefield[..]{field}{keys}`` cites
     #: its second argument
     jurabib: bool = False
@@ -265,6 +268,8 @@ class ParsedDocument:
     #: macros without parameters whose body is plain text, (name, body) in the order
     #: defined: a file name may be written with them (``\\bibliography{\\bibfile}``)
     text_macros: tuple[tuple[str, str], ...] = ()
+    #: each of :attr:`text_macros` with the number of include links before its definition
+    text_macro_links: tuple[tuple[str, int], ...] = ()
     #: the macros a citation key of the file is written with (``\\cite{\\mainref}``):
     #: LaTeX writes the key expanded, so the project's :attr:`text_macros` apply to it
     macro_keys: tuple[str, ...] = ()

@@ -39,8 +39,9 @@ Keys are split on commas and trimmed.  An empty slot (``\\cite{}``, ``\\cite{a,,
 after the delimiter (``{`` or ``,``) that opens the empty slot, so checks can report
 ``empty-key`` there.  Keys containing ``#`` (macro parameters, as in a ``\\newcommand``
 body) are not citations: their value is unknown.  A key written with macros of plain text
-(``\\newcommand\\mainref{knuth84}``, of this file before it or of the project) is cited
-expanded, as LaTeX writes it to the .aux; one with any other macro is not a citation.
+(``\\newcommand\\mainref{knuth84}``, of this file or of the project, before it in document
+order) is cited expanded, as LaTeX writes it to the .aux; one with any other macro is not a
+citation.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ from citewarden.parsing.latex_args import (
     _SUBFILES_CLASS,
     LIST_STAR,
     NATBIB_REREAD,
+    IncludeLinks,
     KeyBraces,
     KeyMacros,
     _add_keys,
@@ -365,7 +367,6 @@ def parse_latex(
         verbatim = latex_static.merged(verbatim, sorted(command_bodies.values()))
     definitions = _Definitions()
     # the plain-text macros a key may be written with: the project's, then the file's own
-    key_macros = KeyMacros(dict(context.text_macros), len(text) + _MAX_ARG)
     own = definitions.own
     defined_at = definitions.defined_at
     # bodies of fixed-key macros never used: their citations do not count
@@ -375,6 +376,11 @@ def parse_latex(
     lexer = _Lexer(text, tables.commands, verbatim)
     citations: list[Citation] = []
     links: list[Link] = []
+    includes = IncludeLinks(text, links)
+    key_macros = KeyMacros(
+        dict(context.text_macros), len(text) + _MAX_ARG, context.text_macro_starts, includes
+    )
+    text_macro_links: list[tuple[str, int]] = []  # each of the file's, after how many includes
     # read when the first \begin{refsection}, \newrefsection or \refsection is met (the
     # resources' links go first)
     refsections: list[tuple[int, int, tuple[str, ...]]] = []
@@ -408,7 +414,7 @@ def parse_latex(
     jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
     # citation commands redefined to write nothing: the project's, where its files are
     # read, and the file's own, to the end of their group
-    silencing = latex_scopes.Silencing(text, context.silenced)
+    silencing = latex_scopes.Silencing(text, context.silenced, includes)
     project_macros = {macro.name: macro for macro in reversed(context.macros)}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
@@ -474,7 +480,7 @@ def parse_latex(
         if role == _DEFINE and (redefinition := latex_static.redefined(text, start)) is not None:
             # silenced, or defined again (\let\cite\relax, then \newcommand)
             gone, silences = redefinition
-            silencing.define(start, gone, silences, gone in tables.citing, links)
+            silencing.define(start, gone, silences, gone in tables.citing)
         if role in (_DEFINE, _NEWCITES):
             macros = (
                 []
@@ -492,6 +498,11 @@ def parse_latex(
                 )
             )
             key_macros.define(definitions.text_macros)
+            if len(text_macro_links) < len(definitions.text_macros):
+                before = _includes_before(links, start)
+                text_macro_links += [
+                    (name, before) for name, _ in definitions.text_macros[len(text_macro_links) :]
+                ]
             # a name the table has (the project's macro read again, a redefinition) keeps
             # its reading: the table would be the same
             if any(macro.name not in roles for macro in macros):
@@ -524,9 +535,7 @@ def parse_latex(
                 continue
             if order is not None and not order.applies(name, start, links):
                 continue  # used before its definition: TeX stops on an undefined command
-            if silencing.silences(
-                name, start, links, lambda n: own.get(n) or project_macros.get(n)
-            ):
+            if silencing.silences(name, start, lambda n: own.get(n) or project_macros.get(n)):
                 continue  # redefined to write nothing (or a macro calling such commands)
         if role == _MACRO:
             full = name + ("*" if m.group(3) else "")
@@ -758,7 +767,7 @@ def parse_latex(
                 if magic is None:
                     magic = _magic_root(text[start:])  # a magic comment may follow it
     magic = magic or subfiles_parent
-    silencing.finish(links)
+    silencing.finish()
     if nocite_at and "biblatex" not in (braces, own_braces, context.key_braces):
         # \cite{*}: LaTeX and its citation packages write \citation{*} and warn of no
         # undefined citation (biblatex does)
@@ -806,6 +815,7 @@ def parse_latex(
         short_verbs=latex_static.short_verbs(text),
         macro_links=_macro_links(tuple(own.values()), defined_at, links),
         text_macros=tuple(definitions.text_macros),
+        text_macro_links=tuple(text_macro_links),
         macro_keys=tuple(key_macros.used),
         jurabib=own_jurabib,
         silenced=tuple(silencing.events),

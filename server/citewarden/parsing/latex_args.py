@@ -414,6 +414,37 @@ def _braced_key(piece: str, braces: KeyBraces) -> str:
     return item.strip()
 
 
+class IncludeLinks:
+    """Where the include commands of a file's links stand (each one's backslash; a link's
+    span is its argument's), read on as its reader appends links to the list (it puts
+    those of refsections, which include nothing, first, once)."""
+
+    __slots__ = ("_first", "_known", "_links", "_text", "offsets")
+
+    def __init__(self, text: str, links: list[Link]) -> None:
+        self._text = text
+        self._links = links
+        self._known = 0
+        self._first: Link | None = None
+        self.offsets: list[int] = []
+
+    def read(self) -> list[int]:
+        """The offsets of the include commands of the links so far, in order."""
+        links = self._links
+        if len(links) != self._known or (links and links[0] is not self._first):
+            if links and links[0] is self._first:
+                new = links[self._known :]
+            else:
+                new, self.offsets = links, []
+            self.offsets += [
+                max(0, self._text.rfind("\\", 0, link.span.start))
+                for link in new
+                if link.kind is LinkKind.INCLUDE
+            ]
+            self._known, self._first = len(links), links[0] if links else None
+        return self.offsets
+
+
 class KeyMacros:
     """The plain-text macros a citation key may be written with where it stands (name ->
     body), and the names the file's keys were written with.  The keys expanded in a file
@@ -421,19 +452,45 @@ class KeyMacros:
     short key list of a long list's macro does not make a file hold far more citations
     than characters."""
 
-    __slots__ = ("budget", "read", "used", "values")
+    __slots__ = ("_includes", "_own", "_starts", "budget", "read", "used", "values")
 
-    def __init__(self, values: dict[str, str], budget: int) -> None:
+    def __init__(
+        self,
+        values: dict[str, str],
+        budget: int,
+        starts: tuple[tuple[str, int], ...] | None = None,
+        includes: IncludeLinks | None = None,
+    ) -> None:
         self.values = values
         self.used: dict[str, None] = {}
         self.read = 0  # how many of the file's own definitions are in ``values``
         self.budget = budget
+        #: where each macro of ``values`` applies from in document order (as
+        #: :attr:`~citewarden.model.LatexContext.starts`), after how many ``includes``
+        self._starts = None if starts is None else dict(starts)
+        self._includes = includes
+        self._own: set[str] = set()
 
     def define(self, own: list[tuple[str, str]]) -> None:
         """Take in the definitions of ``own`` (the file's, in order) not yet read: each
         holds from where it stands."""
         self.values.update(own[self.read :])
+        self._own.update(name for name, _ in own[self.read :])
         self.read = len(own)
+
+    def _body(self, name: str) -> str | None:
+        """The body of ``name`` where the reading stands: the file's own definition, or
+        the project's one defined before in document order."""
+        body = self.values.get(name)
+        if body is None or name in self._own or self._starts is None:
+            return body
+        after = self._starts.get(name)
+        if after is None:
+            return None
+        if after < 0:
+            return body
+        read = len(self._includes.read()) if self._includes is not None else 0
+        return body if read > after else None
 
     def expand(self, key: str) -> list[str] | None:
         """The keys LaTeX writes for ``key`` written with macros: each macro replaced by
@@ -448,7 +505,7 @@ class KeyMacros:
             if name is None:
                 return None  # a control symbol: not a plain-text key
             self.used[name] = None
-            body = self.values.get(name)
+            body = self._body(name)
             known = known and body is not None and size < _MAX_ARG
             if known:
                 parts += (key[at : m.start()], body or "")

@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from citewarden.model import CitationMacro, Link, LinkKind
+from citewarden.model import CitationMacro
+from citewarden.parsing.latex_args import IncludeLinks
 from citewarden.parsing.latex_static import conditional_opens
 
 #: groups nested deeper than this are counted, their definitions not undone
@@ -134,10 +135,9 @@ class Silencing:
     passes on (:attr:`~citewarden.model.ParsedDocument.silenced`)."""
 
     __slots__ = (
+        "_includes",
         "_lasting",
-        "_links",
         "_next",
-        "_offsets",
         "_pending",
         "_scopes",
         "_seen",
@@ -146,49 +146,31 @@ class Silencing:
         "grouped",
     )
 
-    def __init__(self, text: str, inherited: tuple[Change, ...]) -> None:
+    def __init__(self, text: str, inherited: tuple[Change, ...], includes: IncludeLinks) -> None:
         self._text = text
         start = {name for name, index, silences in inherited if index < 0 and silences}
         self._pending = sorted((c for c in inherited if c[1] >= 0), key=lambda c: c[1])
         self._next = 0
         self._seen = 0  # include links read
-        self._links: tuple[int, Link | None] = (0, None)  # links read, the first of them
-        self._offsets: list[int] = []  # where their include commands stand
+        self._includes = includes  # of the file's links, which its reader appends to
         self._scopes = SilencedScopes(text, start) if start or self._pending else None
         self._lasting = set(start)  # silenced at the top level
         self.events: list[Event] = []
         #: the include links read inside a group, whose files' redefinitions end with it
         self.grouped: list[int] = []
 
-    def names(self, offset: int, links: list[Link]) -> set[str]:
-        """The names silenced at ``offset`` (``links``: the file's, read so far)."""
+    def names(self, offset: int) -> set[str]:
+        """The names silenced at ``offset``."""
         if self._scopes is None:
             return set()
-        includes = self._includes(links)
+        includes = self._includes.read()
         while self._seen < len(includes) and includes[self._seen] < offset:
             self._include(self._seen, includes[self._seen])
         return self._scopes.at(offset)
 
-    def finish(self, links: list[Link]) -> None:
+    def finish(self) -> None:
         """Read the include links after the last offset asked."""
-        self.names(len(self._text) + 1, links)
-
-    def _includes(self, links: list[Link]) -> list[int]:
-        """Where each include command of ``links`` stands (its backslash; a link's span is
-        its argument's), read on from the links read before: a file's reader appends its
-        links, but for those of its refsections, put first once."""
-        known, first = self._links
-        if len(links) != known or (links and links[0] is not first):
-            new = links[known:] if links and links[0] is first else links
-            if new is links:
-                self._offsets = []
-            self._offsets += [
-                max(0, self._text.rfind("\\", 0, link.span.start))
-                for link in new
-                if link.kind is LinkKind.INCLUDE
-            ]
-            self._links = (len(links), links[0] if links else None)
-        return self._offsets
+        self.names(len(self._text) + 1)
 
     def _include(self, index: int, at: int) -> None:
         """The include link ``index`` at ``at``: what its file starts with, if a group of
@@ -208,12 +190,10 @@ class Silencing:
             if number == index and scopes.define(at, name, silences) and top:
                 (self._lasting.add if silences else self._lasting.discard)(name)
 
-    def define(
-        self, offset: int, name: str, silences: bool, citing: bool, links: list[Link]
-    ) -> None:
+    def define(self, offset: int, name: str, silences: bool, citing: bool) -> None:
         """A redefinition of ``name`` at ``offset`` that makes it write nothing
         (``silences``) or defines it anew; ``citing``: ``name`` is a citation command."""
-        now = self.names(offset, links)
+        now = self.names(offset)
         alias = _LET.match(self._text, offset)
         if alias is not None and alias.group(2) in now:
             silences = citing = True  # \let copies the silenced meaning
@@ -221,7 +201,7 @@ class Silencing:
             return
         if self._scopes is None:
             self._scopes = SilencedScopes(self._text, set())
-            self._seen = len(self._includes(links))  # read with nothing silenced
+            self._seen = len(self._includes.read())  # read with nothing silenced
         everywhere = is_global(self._text, offset)
         top = self._scopes.top_level(offset)
         if self._scopes.define(offset, name, silences, everywhere) and (top or everywhere):
@@ -229,18 +209,14 @@ class Silencing:
             self.events.append((name, self._seen, silences, True))
 
     def silences(
-        self,
-        name: str,
-        offset: int,
-        links: list[Link],
-        macros: Callable[[str], CitationMacro | None],
+        self, name: str, offset: int, macros: Callable[[str], CitationMacro | None]
     ) -> bool:
         """``\\name`` at ``offset`` writes nothing: it is silenced, or it is a macro each
         citation command of whose body is (as TeX expands it where it is used; ``macros``:
         the citation macro of a name, if any)."""
         if self._scopes is None:
             return False
-        now = self.names(offset, links)
+        now = self.names(offset)
         return bool(now) and _silenced(name, now, macros, _MAX_CALLS)
 
 
