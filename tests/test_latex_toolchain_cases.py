@@ -225,6 +225,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "ch.tex": "\\begin{code}\n\\cite{k3}\n\\end{code}\n",
         },
     ),
+    # ... every one after \fvset gives it, but where its options say otherwise
+    "verbatim text reading commands after fvset": (
+        "",
+        "\\usepackage{fancyvrb}\n\\fvset{frame=single,commandchars=\\\\\\{\\}}\n",
+        "\\begin{Verbatim}\n\\cite{k1}\n\\end{Verbatim}\n"
+        "\\begin{Verbatim}[commandchars=none]\n\\cite{nokey}\n\\end{Verbatim}\n",
+        {},
+    ),
     # an optional argument ends at its first "]", as TeX's delimited arguments do: biblatex
     # reads the next "]" as the key; a braced "]" is kept in the argument
     "brackets in an optional argument": (

@@ -2,9 +2,10 @@
 
 ``\\begin{Verbatim}[commandchars=\\\\\\{\\}]`` makes the backslash and the braces active again
 inside the verbatim text, so ``\\cite{a}`` there cites, as it does in an environment
-``\\DefineVerbatimEnvironment{code}{Verbatim}{commandchars=\\\\\\{\\}}`` defines; ``%`` stays
-an ordinary character.  Only the backslash as escape character is read: with another one
-(``commandchars=|\\{\\}``) the text stays verbatim for the reader.
+``\\DefineVerbatimEnvironment{code}{Verbatim}{commandchars=\\\\\\{\\}}`` defines, or every
+one after ``\\fvset{commandchars=\\\\\\{\\}}`` in the file (but where its options say
+otherwise); ``%`` stays an ordinary character.  Only the backslash as escape character is
+read: with another one (``commandchars=|\\{\\}``) the text stays verbatim for the reader.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ _DEFINITION = re.compile(
     r"\{[ \t]*[BL]?Verbatim\*?[ \t]*\}[ \t]*\{[^\n]{0,300}?commandchars[ \t]*=[ \t]*\\\\"
 )
 
+#: ``\\fvset{commandchars=\\\\\\{\\}}``: every fancyvrb environment after it so (on its line)
+_FVSET = re.compile(r"\\fvset[ \t]*\{[^\n]{0,300}?commandchars[ \t]*=[ \t]*\\\\")
+
 _BEGIN = re.compile(r"\\begin[ \t]*\{([A-Za-z*]{1,100})\}")
 _OPTIONS = re.compile(r"[ \t]*\[([^\n]{0,500}?)\]")
 
@@ -46,13 +50,17 @@ def command_bodies(text: str, defined: frozenset[str] = frozenset()) -> dict[int
     if "commandchars" not in text:
         return {}
     found: dict[int, tuple[int, int]] = {}
+    fvset = next((m.start() for m in _FVSET.finditer(text) if not in_comment(text, m.start())), -1)
     for m in _BEGIN.finditer(text):
         name = m.group(1)
         if name.rstrip("*") not in _FANCYVRB and name not in defined:
             continue
         options = _OPTIONS.match(text, m.end())
-        given = options is not None and _BACKSLASH_ESCAPE.search(options.group(1)) is not None
-        if not (given or name in defined) or in_comment(text, m.start()):
+        if options is not None and "commandchars" in options.group(1):
+            given = _BACKSLASH_ESCAPE.search(options.group(1)) is not None
+        else:  # as the environment is defined, or as \fvset before it says
+            given = name in defined or 0 <= fvset < m.start()
+        if not given or in_comment(text, m.start()):
             continue
         # the verbatim text starts on the next line: fancyvrb passes over the rest of this one
         line_end = text.find("\n", options.end() if options is not None else m.end())
