@@ -132,6 +132,10 @@ ALIKE = [
     "*<div>*@g1 and\n\na *b <div> c*@g2\n\n[<div>@x1)\n\n[<p>@a@{]}\n\n[<div>[]@e@{]}\n",
     # a bracket's text ends at it: the text up to the bracket's "]" is dropped
     "[a <div> @x] y and [a [b <div> @z] @c1] and [@c2 <div> @w](u)\n",
+    # a definition's term ends at it: pandoc drops the rest of its line (a paragraph's line
+    # that only looks like a term goes on)
+    "a <div>@b\n: x\n\nT @a <div> @c\n: x\n\nU @d <div> @e\n\n: x\n\n- V @f <div> @g\n  : x\n\n"
+    "W @h <div> @i\n~ x @j\n\ny\nX @k <div> @l\n: x\n",
     # a verbatim element closed on its line: a block starts after it there
     '<pre>x</pre> @x1.\n\n<PRE class="a">x @a1</PRE>  @x2.\n\n<script>a</script> @x3. y\n\n'
     "a\n<textarea>x</textarea> @x4)\n\n> <pre>x</pre> @x5.\n\n- <pre>x</pre> @x6.\n\n"

@@ -1546,6 +1546,9 @@ class _Reader:
                 ok = True
                 continue
             forced = self._forced_tag(pos + j + 1, line_end) if not inside else -1
+            if forced >= 0 and ok and not self.lines and self._term(pos):
+                self.out.skip.append((forced, line_end))  # a term's text ends at it, pandoc
+                break  # drops the rest of its line
             if forced >= 0 and not self.lines and not _is_line_block_line(line, j):
                 # a block element's tag in the text: the text ends before it, a block
                 # starts at it (pandoc's inline reading stops there)
