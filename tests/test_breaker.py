@@ -317,3 +317,25 @@ async def test_short_deadlines_count_only_after_a_failure(hostile: HostileServer
 
 def breaker_refuses(http: HttpClient) -> bool:
     return http.breaker.refusal(("127.0.0.1", "crossref")) is not None
+
+
+async def test_waiting_for_a_failing_source_slot_is_charged(hostile: HostileServer) -> None:
+    """Entries searched one at a time (``concurrency = 1``) at a source that stalls: once
+    it fails, their wait for its slot is theirs, so each ends within its budget, not after
+    every entry ahead of it took its own."""
+    hostile.fallback = Behaviour("stall")
+    http = fast_http(timeout=0.5, breaker=Breaker(failures=100))
+    sources = [CrossrefSource(http, hostile.url + "/crossref", mailto="t@example.org")]
+    settings = VerifySettings(sources=("crossref",), timeout=0.5, concurrency=1)
+    verifier = Verifier(sources, settings)
+    verifier.http = http
+    entries = [
+        make_entry(f"e{i}", "article", {"title": f"A study of thing {i}", "author": "Smith, J"})
+        for i in range(8)
+    ]
+    verdicts = await verifier.verify_many(entries)
+    await http.aclose()
+    assert {v.status for v in verdicts.values()} == {Status.UNVERIFIED}
+    reasons = _reasons(verdicts)
+    assert sum("entry time budget of 1.5 s used up" in r for r in reasons) >= 5, reasons
+    assert len(hostile.log) <= 5

@@ -158,6 +158,10 @@ class RetryPolicy:
         return float(min(self.backoff_cap, self.backoff_base * (2**attempt)))
 
 
+class BudgetSpent(Exception):
+    """The entry's budget ended while it waited for its turn (the reason in ``args[0]``)."""
+
+
 @dataclass
 class _Call:
     """One request as the breaker sees it: its service, what its attempts said of the
@@ -232,11 +236,11 @@ class HttpClient:
         #: headers), held by all the service's lanes on that host together.
         self._host_gates: dict[tuple[str, str], TokenBucket] = {}
         self.breaker = breaker or Breaker(clock=clock)
-        #: service -> the requests of an entry waiting for their turn, each with the loop
-        #: time at which its entry's budget ends (see :meth:`_charge_waits`).
-        self._waiting: dict[tuple[str, str], dict[asyncio.Timeout, float]] = {}
+        #: service name -> the look-ups and requests of an entry waiting for their turn,
+        #: each with the loop time at which its entry's budget ends (:meth:`_charge_waits`).
+        self._waiting: dict[str, dict[asyncio.Timeout, float]] = {}
         #: The services whose waits are being charged (their last request failed).
-        self._failing: set[tuple[str, str]] = set()
+        self._failing: set[str] = set()
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -436,13 +440,14 @@ class HttpClient:
         each waiting request stops waiting when its entry's budget ends (and when the
         service answers again, the wait is free once more)."""
         failing = self.breaker.failing(service)
-        if failing == (service in self._failing):
+        name = service[1]
+        if failing == (name in self._failing):
             return
         if failing:
-            self._failing.add(service)
+            self._failing.add(name)
         else:
-            self._failing.discard(service)
-        for limit, ends in self._waiting.get(service, {}).items():
+            self._failing.discard(name)
+        for limit, ends in self._waiting.get(name, {}).items():
             if failing and limit.when() is None:
                 limit.reschedule(ends)
             elif not failing and not limit.expired():
@@ -495,7 +500,7 @@ class HttpClient:
             queued = asyncio.get_running_loop().time()
             async with contextlib.AsyncExitStack() as held:
                 try:
-                    async with self._turn(service, budget, queued, retry) as limit:
+                    async with self._turn(service[1], budget, queued, retry) as limit:
                         await held.enter_async_context(bucket.slot())
                         # this machine's slots: waited for within the request's deadline
                         until = time.monotonic() + (
@@ -596,22 +601,38 @@ class HttpClient:
             await self._sleep(wait)
 
     @contextlib.asynccontextmanager
+    async def turn(self, name: str) -> AsyncIterator[None]:
+        """A wait for a turn at service ``name`` outside the client (a source's cap on
+        look-ups in flight), charged to the entry's budget while the service fails, as a
+        request's wait for its lane is; :class:`BudgetSpent` past the budget."""
+        budget = current_budget()
+        queued = asyncio.get_running_loop().time()
+        try:
+            async with self._turn(name, budget, queued, retry=False) as limit:
+                yield
+        except TimeoutError:
+            raise BudgetSpent(self._budget_failure(budget).reason) from None
+        if budget is not None and limit.when() is not None:
+            budget.spent += asyncio.get_running_loop().time() - queued
+
+    @contextlib.asynccontextmanager
     async def _turn(
-        self, service: tuple[str, str], budget: Budget | None, queued: float, retry: bool
+        self, name: str, budget: Budget | None, queued: float, retry: bool
     ) -> AsyncIterator[asyncio.Timeout]:
         """The wait of a request for its turn: bounded by its entry's budget when it is a
-        retry's or while ``service`` fails (:meth:`_charge_waits`); TimeoutError past it."""
+        retry's or while service ``name`` fails (:meth:`_charge_waits`); TimeoutError
+        past it."""
         async with asyncio.timeout(None) as limit:
             if budget is None:
                 yield limit
                 return
             ends = queued + budget.remaining()
-            if retry or self.breaker.failing(service):
+            if retry or name in self._failing:
                 limit.reschedule(ends)
             if retry:  # always charged
                 yield limit
                 return
-            waiting = self._waiting.setdefault(service, {})
+            waiting = self._waiting.setdefault(name, {})
             waiting[limit] = ends
             try:
                 yield limit
