@@ -66,10 +66,9 @@ def works_of(
             # the record's family names (an organisation's whole), else each name's last word
             families = match.families or tuple(a.split()[-1] for a in match.authors if a.split())
             works[entry.key] = Work(match.title, abstract, families)
-        else:
-            works[entry.key] = Work(
-                plain_field(entry.get("title")), abstract, entry_surnames(entry)
-            )
+        else:  # the surnames proper: a particle (de, van) is no word of the work's
+            surnames = entry_surnames(entry, particles=False)
+            works[entry.key] = Work(plain_field(entry.get("title")), abstract, surnames)
     return works
 
 
