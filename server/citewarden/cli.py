@@ -26,7 +26,7 @@ from typing import Any, NoReturn, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import refuse_special, remove_temporary_files, replace_whole
+from citewarden.files import hold, refuse_special, remove_temporary_files, replace_whole
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.output_paths import expanded_output, missing_folder
 from citewarden.parsing import is_bibliography, is_document, is_metadata
@@ -818,15 +818,16 @@ def _fix(
     if args.diff and sys.stdout is None:  # started with it closed (>&-)
         raise UsageError("standard output is closed; the diff is not shown")
     try:
-        return run_fix(
-            verified,
-            diff=args.diff,
-            out=sys.stdout or sys.stderr,  # (closed with --fix: nothing is written to it)
-            err=sys.stderr,
-            display=lambda p: display_path(p, cwd),
-            decoding=csl_decoding(),
-            terminal=args.diff and stream_is_terminal(sys.stdout),
-        )
+        with _temporary_files_removed_on_signals():
+            return run_fix(
+                verified,
+                diff=args.diff,
+                out=sys.stdout or sys.stderr,  # (closed with --fix: nothing is written to it)
+                err=sys.stderr,
+                display=lambda p: display_path(p, cwd),
+                decoding=csl_decoding(),
+                terminal=args.diff and stream_is_terminal(sys.stdout),
+            )
     except BrokenPipeError:  # the reader went away (| head): it wanted no more
         raise
     except OSError as exc:  # (a file run_fix cannot read or write is its own message)
@@ -940,11 +941,13 @@ _ENDING = tuple(
 
 @contextmanager
 def _temporary_files_removed_on_signals() -> Iterator[None]:
-    """While a report is written: each of SIGINT, SIGTERM and SIGHUP handled in Python
-    (Ctrl-C's KeyboardInterrupt, :func:`_terminated`) first removes the temporary file
-    (:func:`~citewarden.files.remove_temporary_files`), then does what it did.  A second
-    Ctrl-C during the cleanup that followed the first cut it short and left the temporary
-    file beside the report for ever; whatever a signal interrupts now, the file is gone."""
+    """While a report or the files of --fix are written: each of SIGINT, SIGTERM and SIGHUP
+    handled in Python (Ctrl-C's KeyboardInterrupt, :func:`_terminated`) first removes the
+    temporary files (:func:`~citewarden.files.remove_temporary_files`), then does what it
+    did; during a write that must not be cut short (a file overwritten in place), once it
+    is done (:func:`~citewarden.files.hold`).  A second Ctrl-C during the cleanup that
+    followed the first cut it short and left a temporary file beside the report or the
+    .bib for ever; whatever a signal interrupts now, the file is gone."""
     placed: dict[int, tuple[Any, Any]] = {}
     for signum in _ENDING:
         previous = signal.getsignal(signum)
@@ -952,6 +955,8 @@ def _temporary_files_removed_on_signals() -> Iterator[None]:
             continue
 
         def removing(signum: int, frame: Any, previous: Callable[..., Any] = previous) -> Any:
+            if hold(signum):  # raised again when the write is done
+                return None
             remove_temporary_files()
             return previous(signum, frame)
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import signal
 import stat
 import threading
-from collections.abc import Callable, Iterable
-from contextlib import suppress
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -173,42 +174,99 @@ def temp_stem(name: str) -> str:
     return stem
 
 
-#: The temporary files :func:`replace_whole` is writing, each known by its name before it
-#: is made and until it is renamed or removed, so that :func:`remove_temporary_files` leaves
-#: none of them, wherever a signal finds the write (its cleanup included).
+#: The temporary files being written (:func:`replace_whole`, the writes of ``--fix``) and
+#: the names reserved for a file not yet complete (:func:`reserve`), each known from the
+#: moment it is made until it is renamed or removed (:func:`forget_temporary`), so that
+#: :func:`remove_temporary_files` leaves none of them, wherever a signal finds the write
+#: (its cleanup included).
 _WRITING: set[Path] = set()
+
+#: How many writes that must not be cut short are under way (:func:`signals_held`; a
+#: thread's too, under the lock), and the signals held back meanwhile (:func:`hold`),
+#: raised again when the last is done.
+_holding = 0
+_holding_lock = threading.Lock()
+_held: list[int] = []
 
 
 def new_temp_file(directory: Path, name: str, *, tracked: bool = False) -> tuple[int, Path]:
     """A new file ``.NAME.XXXXXXXX.tmp`` in ``directory`` (NAME cut to fit: :func:`temp_stem`),
     open for writing: created exclusively (never a file or a link already there under that
     name) with the mode any new file gets (0666 less the umask, applied by the system); the
-    caller closes it.  ``tracked``: one :func:`remove_temporary_files` removes, known to it
-    before it is made; the caller takes it out of ``_WRITING`` once it is renamed or gone."""
+    caller closes it.  ``tracked``: one :func:`remove_temporary_files` removes from the
+    moment it is made, until the caller calls :func:`forget_temporary` (renamed or gone)."""
     stem = temp_stem(name)
     for _ in range(100):
         suffix = "".join(secrets.choice(_TEMP_CHARS) for _ in range(8))
         path = directory / f".{stem}.{suffix}.tmp"
-        if tracked:
-            _WRITING.add(path)
         try:
-            return os.open(path, _TEMP_FLAGS, 0o666), path
+            with signals_held():  # (made and known at once: no signal between the two)
+                fd = os.open(path, _TEMP_FLAGS, 0o666)
+                if tracked:
+                    _WRITING.add(path)
+            return fd, path
         except FileExistsError:
-            _WRITING.discard(path)
             continue
-        except BaseException:
-            _WRITING.discard(path)
-            raise
     raise FileExistsError(errno.EEXIST, "no free temporary file name", str(directory))
 
 
+def reserve(path: Path) -> None:
+    """Create ``path`` as an empty file of this user's (mode 0600), exclusively
+    (:class:`FileExistsError` when any file has that name), as the name of a complete
+    file renamed over it next; :func:`remove_temporary_files` removes it from the moment
+    it is made until :func:`forget_temporary` (call it under :func:`signals_held` with
+    the rename: the name then holds the file renamed, which no signal may remove)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    with signals_held():
+        fd = os.open(path, flags, 0o600)
+        _WRITING.add(path)
+    os.close(fd)
+
+
+def forget_temporary(path: Path) -> None:
+    """``path`` is no temporary file any more (renamed, or removed): no signal removes it."""
+    _WRITING.discard(path)
+
+
 def remove_temporary_files() -> None:
-    """Remove the temporary files :func:`replace_whole` is writing: what a handler of
-    SIGINT, SIGTERM or SIGHUP does first, so that a second signal that cuts the write's
-    own cleanup short (a second Ctrl-C) cannot leave one behind."""
+    """Remove the temporary files being written and the names reserved (:data:`_WRITING`):
+    what a handler of SIGINT, SIGTERM or SIGHUP does first, so that a second signal that
+    cuts the write's own cleanup short (a second Ctrl-C) cannot leave one behind."""
     for path in tuple(_WRITING):
         with suppress(OSError):  # renamed or removed meanwhile
             os.unlink(path)
+
+
+@contextmanager
+def signals_held() -> Iterator[None]:
+    """A write that must not be cut short (a file overwritten in place, a rename and the
+    forgetting of its name): a signal whose handler asks :func:`hold` meanwhile waits, and
+    is raised again once the outermost such write is done."""
+    global _holding
+    with _holding_lock:  # (a handler, run between two steps of the main thread, takes none)
+        _holding += 1
+    try:
+        yield
+    finally:
+        with _holding_lock:
+            _holding -= 1
+            done = not _holding
+        if done and _held:
+            pending = tuple(_held)
+            _held.clear()
+            for signum in pending:
+                signal.raise_signal(signum)
+
+
+def hold(signum: int) -> bool:
+    """Whether the signal ``signum`` is to wait for the end of a write that must not be
+    cut short (:func:`signals_held`); it is then raised again at its end.  For a handler
+    to ask first."""
+    if not _holding:
+        return False
+    if signum not in _held:
+        _held.append(signum)
+    return True
 
 
 def write_new_regular(path: Path, data: bytes) -> None:
@@ -246,7 +304,7 @@ def replace_whole(path: Path, data: bytes | Iterable[bytes]) -> None:
         tmp.unlink(missing_ok=True)
         raise
     finally:
-        _WRITING.discard(tmp)  # renamed or removed: nothing left for a signal to remove
+        forget_temporary(tmp)  # renamed or removed: nothing left for a signal to remove
 
 
 def _permissions(path: Path) -> int | None:

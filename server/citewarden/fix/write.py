@@ -18,9 +18,12 @@ from citewarden.files import (
     NAME_MAX,
     FileTooLarge,
     NotRegularFile,
+    forget_temporary,
     new_temp_file,
     read_regular,
     refuse_special,
+    reserve,
+    signals_held,
     temp_stem,
 )
 from citewarden.fix.plan import FixPlan, FixRefused
@@ -122,8 +125,9 @@ def _write_temp(
 ) -> tuple[Path, bool]:
     """A temporary file holding ``data`` with the mode, owner and group of ``st`` and the
     extended attributes (ACL ...) of the file ``like``; -> the file, and whether it got them
-    all (only root may give a file away; a file system may refuse an attribute)."""
-    fd, tmp = new_temp_file(directory, name)
+    all (only root may give a file away; a file system may refuse an attribute).  A signal
+    removes it until the caller calls :func:`~citewarden.files.forget_temporary`."""
+    fd, tmp = new_temp_file(directory, name, tracked=True)
     owned = True
     try:
         _write_all(fd, data)
@@ -140,7 +144,8 @@ def _write_temp(
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        os.unlink(tmp)
+        tmp.unlink(missing_ok=True)  # (a signal's handler may have removed it first)
+        forget_temporary(tmp)
         raise
     os.close(fd)
     return tmp, owned
@@ -148,17 +153,21 @@ def _write_temp(
 
 def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
     """Overwrite ``target`` itself (its inode, so hard links and owner stay), once the
-    temporary ``copy`` is verified to hold ``data``; the copy is removed afterwards."""
-    if copy.read_bytes() != data:
-        raise FixRefused(target, "the temporary copy does not hold the new text; not written")
-    fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
-    try:
-        _write_all(fd, data)
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    copy.unlink()
+    temporary ``copy`` is verified to hold ``data``; the copy is removed afterwards.  A
+    signal (Ctrl-C) that comes meanwhile waits for the end of the write
+    (:func:`~citewarden.files.signals_held`): cut short, it left the file partly new."""
+    with signals_held():
+        if copy.read_bytes() != data:
+            raise FixRefused(target, "the temporary copy does not hold the new text; not written")
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:
+            _write_all(fd, data)
+            os.ftruncate(fd, len(data))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        copy.unlink()
+        forget_temporary(copy)
 
 
 def backup_path_for(path: Path, original: bytes, now: float | None = None) -> tuple[Path, bool]:
@@ -248,6 +257,7 @@ def _keep_backup(path: Path, target: Path, old: bytes, st: os.stat_result | None
                     return kept
     finally:
         tmp.unlink(missing_ok=True)
+        forget_temporary(tmp)
     raise FixRefused(
         path,
         f"every backup name tried ({first.name} to {tried.name}) was taken by another"
@@ -260,20 +270,23 @@ def _link_new(tmp: Path, name: Path) -> None:
     file of that name (:class:`FileExistsError`).  Where the file system has no hard links
     (:data:`_NO_HARD_LINKS`), ``name`` is reserved by an exclusive creation and ``tmp`` is
     renamed over it, so that a write killed midway never leaves a partial file under
-    ``name`` (``tmp`` keeps its mode, owner and attributes)."""
+    ``name`` (``tmp`` keeps its mode, owner and attributes); a signal removes the empty
+    name reserved, never the complete file renamed over it."""
     try:
         os.link(tmp, name, follow_symlinks=False)
         return
     except OSError as exc:
         if isinstance(exc, FileExistsError) or exc.errno not in _NO_HARD_LINKS:
             raise
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    os.close(os.open(name, flags, 0o600))
-    try:
-        os.replace(tmp, name)
-    except BaseException:
-        name.unlink(missing_ok=True)
-        raise
+    reserve(name)
+    with signals_held():  # (renamed over and forgotten at once)
+        try:
+            os.replace(tmp, name)
+        except BaseException:
+            name.unlink(missing_ok=True)
+            raise
+        finally:
+            forget_temporary(name)
 
 
 def _fitted(name: str, suffix: str) -> str:
@@ -404,6 +417,8 @@ def write_atomically(
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    finally:
+        forget_temporary(tmp)
     _fsync_dir(directory)
     return kept
 
@@ -438,6 +453,7 @@ def _create(path: Path, target: Path, data: bytes) -> None:
         raise FixRefused(path, _CHANGED) from None
     finally:
         tmp.unlink(missing_ok=True)
+        forget_temporary(tmp)
 
 
 def apply_plan(plan: FixPlan) -> Path | None:
