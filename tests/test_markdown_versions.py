@@ -214,6 +214,9 @@ ALIKE = [
     # takes two)
     "a   b\n--- ---\nx @k2 y\n\n> a @b1\n> --- ---\n> xy @k3\n> @c4 y [@a5; @b6]\n\n"
     "H  b\n-- ----\n\u00e9 @k7 y\n\nc   d\n--- ---\n\u4e2d @x8 y\nx\t@c9 y\n",
+    # no bracket or emphasis goes on from one cell to the next (at a space there)
+    "a   b\n--- ---\n[@c @k3] y\n[see @d e] f\n\n> a    b\n> ---- ---\n> [@e;   @f]\n\n"
+    "---- ---\n*x   y*\n[@g  @h]\n---- ---\n",
     # in a block quote, from the content column of each line: its ">" may stand with no
     # space after it (or a tab), a lazy row none
     "> a   b\n> --- ---\n>xyz @k1 y\n\n>a   b\n>--- ---\n> xy @k2 y\n\n> a   b\n> --- ---\n"

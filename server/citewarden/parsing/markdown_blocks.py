@@ -960,13 +960,18 @@ class _Reader:
         """Note where the cells of the table line from ``start`` (at column ``col``, its
         containers' content at ``base``: a block quote's lines may stand a column apart)
         to ``end`` start: at each of :attr:`columns`, tabs stopping every four columns, a
-        wide character taking two (one across a column goes in the cell before it)."""
-        text, cells = self.text, self.out.cells
+        wide character taking two (one across a column goes in the cell before it).  A
+        space right before or at a cell's start goes in :attr:`Blocks.rows`: no bracket or
+        emphasis goes on past it."""
+        text, cells, rows = self.text, self.out.cells, self.out.rows
         k = 0
         columns = self.columns
         for i in range(start, end):
             while k < len(columns) and col - base >= columns[k]:
                 cells.append(i)
+                space = i - 1 if i > start and text[i - 1] in " \t" else i
+                if text[space] in " \t" and (not rows or rows[-1] < space):
+                    rows.append(space)
                 k += 1
             if k == len(columns):
                 return
