@@ -409,3 +409,44 @@ def test_the_trailing_comma_of_a_crlf_file_is_followed() -> None:
         assert last.rstrip("\r\n").endswith("},\r\n}") is comma, repr(last)
         keys = {e.key for e in parse_bibtex(Path("refs.bib"), new).entries}
         assert keys == {"a", "b", "he2016deep"}
+
+
+def _recorded_organisation_work() -> WorkRecord:
+    """The real OpenAlex work whose one author is the University of Gothenburg."""
+    from citewarden.verify.sources.openalex import work_from_openalex
+
+    page = json.loads(
+        (
+            DATA
+            / "api"
+            / "openalex"
+            / "test-openalex_reader__test_get_random_id_from_openalex__00.json"
+        ).read_text(encoding="utf-8")
+    )
+    record = work_from_openalex(page["results"][0])
+    assert record is not None and record.doi == "10.3535/jf0-6x9-kpw"
+    return record
+
+
+def test_an_organisation_openalex_names_as_a_person_is_written_whole() -> None:
+    """OpenAlex gives an organisation's name as it gives a person's; the entry names it
+    braced whole, where it was written as the person "Gothenburg, University of"."""
+    record = _recorded_organisation_work()
+    assert record.authors == (Person("University of Gothenburg"),)
+    out = bibtex_entry(record, "k")
+    assert "  author = {{University of Gothenburg}}," in out
+    from citewarden.verify.authors import split_authors
+
+    field = parse_bibtex(Path("r.bib"), out).entries[0].field("author")
+    (author,), _ = split_authors(field.value)
+    assert author.corporate and author.family == "University of Gothenburg"
+
+
+def test_an_organisation_s_display_name_is_read_whole() -> None:
+    from citewarden.verify.sources._common import person_from_name
+
+    assert person_from_name("World Health Organization") == Person("World Health Organization")
+    assert person_from_name("Centre for Disease Control") == Person("Centre for Disease Control")
+    assert person_from_name("Gemma Team") == Person("Gemma Team")
+    assert person_from_name("Robert Center") == Person("Center", "Robert")
+    assert person_from_name("Ludwig van Beethoven") == Person("van Beethoven", "Ludwig")

@@ -14,6 +14,7 @@ from xml.etree.ElementTree import Element
 from defusedxml import ElementTree as SafeET
 from defusedxml.common import DefusedXmlException
 
+from citewarden.verify.author_compare import is_group_author
 from citewarden.verify.authors import is_name_suffix
 from citewarden.verify.http import BodyError, Failure, Reply
 from citewarden.verify.records import (
@@ -138,11 +139,15 @@ def year_from_string(value: Any) -> int | None:
 
 
 def person_from_name(name: str) -> Person | None:
-    """A person from a display name: ``"Last, First"`` or ``"First Middle Last"``."""
+    """A person from a display name: ``"Last, First"`` or ``"First Middle Last"``; an
+    organisation's name (``"World Health Organization"``, which OpenAlex gives as it gives
+    a person's) whole, as its family name, so that it is compared and written whole."""
     name = clean_text(name)
     name = re.sub(r"\s+\d{4}$", "", name)  # dblp disambiguation suffix: "Wei Wang 0001"
     if not name:
         return None
+    if " " in name and is_group_author(name):
+        return Person(name)
     commas = [part.strip() for part in name.split(",")]
     if len(commas) == 3 and is_name_suffix(commas[1]):  # "Steele, Jr., Guy L."
         return Person(f"{commas[0]} {commas[1]}", commas[2])
