@@ -233,6 +233,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begin{Verbatim}[commandchars=none]\n\\cite{nokey}\n\\end{Verbatim}\n",
         {},
     ),
+    # ... and other escape and group characters than LaTeX's, which LaTeX's then are not
+    "verbatim text reading commands with other characters": (
+        "",
+        "\\usepackage{fancyvrb}\n",
+        "\\begin{Verbatim}[commandchars=|\\(\\)]\n|cite(k1) \\cite{nokey} 5% |parencite(k2) |cite(nokey2)\n"
+        "\\end{Verbatim}\n\\begin{Verbatim}[commandchars=\\|\\{\\}]\n|cite{k3}\n\\end{Verbatim}\n",
+        {},
+    ),
     # an optional argument ends at its first "]", as TeX's delimited arguments do: biblatex
     # reads the next "]" as the key; a braced "]" is kept in the argument
     "brackets in an optional argument": (

@@ -344,6 +344,10 @@ def parse_latex(
     if _CARET_BACKSLASH in text:
         # TeX reads ^^5c as a backslash (^^5ccite{a} is \cite{a}): as long, spaces before
         text = text.replace(_CARET_BACKSLASH, "   \\")
+    # fancyvrb's verbatim text that reads commands (commandchars), with LaTeX's characters
+    command_envs = latex_commandchars.command_environments(text)
+    command_bodies = latex_commandchars.command_bodies(text, command_envs)
+    text = latex_commandchars.read_as_tex(text, command_bodies)
     extra = tuple(extra_commands)
     tables = _tables(extra, context.macros)
     roles = tables.roles
@@ -355,16 +359,15 @@ def parse_latex(
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
     verbatim = latex_static.short_verbatim(text, context.short_verbs)
-    command_envs = latex_commandchars.command_environments(text)
-    own_verbatim_envs = latex_static.verbatim_environments(text) - command_envs
+    # as LaTeX's, for other files, the environments reading commands with a backslash
+    reading = frozenset(name for name, chars in command_envs.items() if chars[0] == "\\")
+    own_verbatim_envs = latex_static.verbatim_environments(text) - reading
     verbatim_envs = own_verbatim_envs | context.verbatim_envs
-    # fancyvrb's verbatim text that reads commands (commandchars): "%" starts no comment
-    command_bodies = latex_commandchars.command_bodies(text, command_envs)
     if verbatim:
         skips = latex_static.merged(skips, verbatim)
     skipped = _Skipped(skips)
-    if command_bodies:
-        verbatim = latex_static.merged(verbatim, sorted(command_bodies.values()))
+    if command_bodies:  # fancyvrb's verbatim text read: "%" starts no comment there
+        verbatim = latex_static.merged(verbatim, sorted(b[:2] for b in command_bodies.values()))
     definitions = _Definitions()
     # the plain-text macros a key may be written with: the project's, then the file's own
     own = definitions.own
