@@ -19,6 +19,8 @@ from replay import fast_http
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    #: The rate advertised: one request per 100 000 hours (adopted down to the floor).
+    limit, interval = "1", "100000h"
 
     def log_message(self, *args: object) -> None:
         pass
@@ -27,21 +29,35 @@ class _Handler(BaseHTTPRequestHandler):
         body = b'{"status": "error", "message": "not found"}'
         self.send_response(404)
         self.send_header("Content-Type", "application/json")
-        self.send_header("x-rate-limit-limit", "1")
-        self.send_header("x-rate-limit-interval", "100000h")
+        self.send_header("x-rate-limit-limit", self.limit)
+        self.send_header("x-rate-limit-interval", self.interval)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
 
 
-@pytest.fixture
-def server() -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+class _PublicPool(_Handler):
+    #: Crossref's public pool, as its answers say.
+    limit, interval = "50", "1s"
+
+
+def _serve(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     httpd.daemon_threads = True
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/crossref/works/x"
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    yield from _serve(_Handler)
+
+
+@pytest.fixture
+def public_pool() -> Iterator[str]:
+    yield from _serve(_PublicPool)
 
 
 def test_an_advertised_rate_is_adopted_down_to_the_floor() -> None:
@@ -91,3 +107,16 @@ async def test_a_pause_the_service_asked_for_is_named_as_such(server: str) -> No
     await http.aclose()
     assert isinstance(answer, Failure)
     assert (answer.reason, answer.status) == ("rate limited: retry after 30 s", 429)
+
+
+async def test_a_rate_of_several_requests_a_second_is_said_as_such(public_pool: str) -> None:
+    """A token a third of a second away, past the entry's budget, was said as "one request
+    per 0 s"."""
+    http = fast_http(timeout=2.0, limits={"crossref": Limit(3.0)})
+    with entry_budget(0.25):
+        first = await http.get(public_pool, lane="crossref")
+        second = await http.get(public_pool, lane="crossref")
+    await http.aclose()
+    assert isinstance(first, Reply) and first.status == 404
+    assert isinstance(second, Failure)
+    assert second.reason == "rate limited: the source allows 3 requests a second"

@@ -697,7 +697,10 @@ def user_agent(mailto: str | None) -> str:
 
 
 def _per_request(interval: float) -> str:
-    """Why a request is not sent: its source's rate puts the next one ``interval`` away."""
+    """Why a request is not sent: its source's rate puts the next one ``interval`` away
+    (a rate of several a second said as such, not as one request per 0 s)."""
+    if interval < 0.95:
+        return f"rate limited: the source allows {round(1 / interval)} requests a second"
     return f"rate limited: the source asks for one request per {interval:.0f} s"
 
 
