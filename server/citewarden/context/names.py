@@ -139,15 +139,29 @@ def _all_authors(names: Sequence[str], truncated: bool) -> str:
     return f"{', '.join(names[:-1])}, and {names[-1]}"
 
 
+def _people(entry: Entry) -> tuple[str, bool]:
+    """The field naming ``entry``'s work (its authors, else its editors) and whether its
+    list is cut with ``and others``."""
+    field = "author" if entry.get("author") else "editor"
+    people = entry.get(field) or ""
+    return field, bool(re.search(r"\band\s+others\s*$", people.strip()))
+
+
+def short_authors(entry: Entry) -> str:
+    """``Doe``, ``Doe and Roe`` or ``Doe et al.``: the surnames of ``entry``'s authors (else
+    editors) as an author-year style shows them in the text, a braced or literal name
+    whole (``Food and Agriculture Organization``); empty when it has none."""
+    field, truncated = _people(entry)
+    return _clean(_authors(entry_surnames(entry, field), truncated))
+
+
 def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
     """key -> what citation commands typeset of its entry's work (the first entry of a key)."""
     out: dict[str, Named] = {}
     for entry in entries:
         if entry.key in out:
             continue
-        field = "author" if entry.get("author") else "editor"
-        people = entry.get(field) or ""
-        truncated = bool(re.search(r"\band\s+others\s*$", people.strip()))
+        field, truncated = _people(entry)
         year = entry.get("year") or ""
         if not year.strip():
             found = _YEAR.search(entry.get("date") or "")

@@ -5,8 +5,7 @@ Field values are decoded from LaTeX lazily, only for the entries being shown.
 
 from __future__ import annotations
 
-import re
-
+from citewarden.context.names import short_authors
 from citewarden.model import Entry
 from citewarden.safe_text import (
     MAX_SHOWN,
@@ -36,33 +35,9 @@ def _text(entry: Entry, *names: str) -> str | None:
     return None
 
 
-def _family(raw: str) -> str:
-    """Family name of one BibTeX name, cheaply: ``Last, First`` or ``First Last``."""
-    name = raw.strip()
-    if "," in name:
-        name = name.split(",", 1)[0]
-    elif " " in name and not name.startswith("{"):
-        name = name.rsplit(" ", 1)[-1]
-    return decode(name)
-
-
 def authors_short(entry: Entry) -> str | None:
-    """``Doe``, ``Doe and Roe`` or ``Doe et al.`` (cheap: used for every completion item)."""
-    raw = entry.get("author") or entry.get("editor")
-    if not raw or not raw.strip():
-        return None
-    names = [n for n in re.split(r"\s+and\s+", raw.strip()) if n]
-    if not names:
-        return None
-    truncated = names[-1].strip().lower() == "others"
-    if truncated:
-        names = names[:-1] or names
-    first = _family(names[0])
-    if len(names) > 2 or truncated:
-        return f"{first} et al."
-    if len(names) == 2:
-        return f"{first} and {_family(names[1])}"
-    return first
+    """``Doe``, ``Doe and Roe`` or ``Doe et al.`` (:func:`~citewarden.context.names.short_authors`)."""
+    return short_authors(entry) or None
 
 
 def year(entry: Entry) -> str | None:
