@@ -593,6 +593,37 @@ def patched(project: Path, diff: str | bytes) -> None:
     assert done.returncode == 0, done.stdout
 
 
+def _diff_lines_only(out: str) -> None:
+    """``out`` is a unified diff and nothing else: its headers, hunks and their lines."""
+    lines = out.splitlines(keepends=True)
+    assert lines and lines[0].startswith("--- a/"), out
+    assert all(line.endswith("\n") for line in lines), out
+    assert all(line.startswith(("--- ", "+++ ", "@@ ", " ", "-", "+")) for line in lines), out
+
+
+@pytest.mark.parametrize("output", [[], ["-o", "report.txt"]], ids=["report", "-o report.txt"])
+def test_the_diff_is_alone_on_standard_output(
+    verified_project: Path, capsys: pytest.CaptureFixture[str], output: list[str]
+) -> None:
+    """``check refs.bib --diff -o r.txt > fix.patch`` wrote the summary into the patch after
+    the diff, and without -o the text report came before it: standard output holds the
+    diff alone, to be applied; the report (but to its file) and the summary go to standard
+    error, and the exit status is the same."""
+    args = ["check", "refs.bib", *VERIFY, "--diff", *output]
+    code, out, err = run([*args, "--fail-on", "warning"], capsys)
+    assert code == 1  # the mismatches are warnings: the exit status says so, as before
+    _diff_lines_only(out)
+    assert "would correct 3 fields in 2 entries" in err
+    assert "  M  cybenko1989  mismatch" in err and err.endswith("2 warnings, 1 hint in 1 file\n")
+    assert ("refs.bib:9:14: warning pages-mismatch" in err) is not bool(output)
+    if output:
+        assert "pages-mismatch" in (verified_project / "report.txt").read_text(encoding="utf-8")
+    patched(verified_project, out)
+    assert (verified_project / "refs.bib").read_bytes() == FIXED
+    code, out, err = run(args, capsys)
+    assert code == 0 and out == "" and "nothing to fix" in err
+
+
 def test_the_diff_of_a_file_named_with_a_space_is_applied_by_patch(
     verified_project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -759,7 +790,7 @@ def test_diff_and_fix_show_a_file_name_with_line_breaks_on_one_line(
     (verified_project / "empty.bib").write_text("")
     _, out, err = run(["check", name, "empty.bib", *VERIFY, "--diff"], capsys)
     quoted = name.replace("\n", "\\n")  # in the diff's header, as GNU diff writes it
-    assert f'\n--- "a/{quoted}"\n+++ "b/{quoted}"\n@@ ' in out
+    assert out.startswith(f'--- "a/{quoted}"\n+++ "b/{quoted}"\n@@ ')  # the diff alone
     assert "\n+++ b_evil" not in out and "\n@@ -1 +1 @@" not in out
     lines = err.splitlines()
     assert f"citewarden: {shown}: would correct 3 fields in 2 entries" in lines
@@ -1252,9 +1283,11 @@ def test_a_second_termination_while_cleaning_up_leaves_no_temporary_file(
 #: and then waits, and that says when it removes the temporary file ("cleaning") and then
 #: takes its time, where a second Ctrl-C finds it.
 _SLOW_CLEANUP = """
-import sys, time
+import signal, sys, time
 from pathlib import Path
 from citewarden.report.html import build
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a terminal's Ctrl-C finds it)
 
 made = build.html_chunks_of
 

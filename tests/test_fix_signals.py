@@ -22,9 +22,11 @@ from test_cli_reports import BIB, FIXED, RECORDS, ROOT, _appears
 #: temporary file or reserved name once the file "sent" exists (a signal is on its way)
 #: says "cleaning" and takes its time, where a second Ctrl-C finds it.
 _SLOW_FIX = """
-import errno, os, sys, time, types
+import errno, os, signal, sys, time, types
 from pathlib import Path
 from citewarden.fix import write
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a terminal's Ctrl-C finds it)
 
 STOP = os.environ["STOP_AT"]
 

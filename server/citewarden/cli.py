@@ -166,7 +166,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--diff",
         action="store_true",
-        help="print the corrections --fix would write as a unified diff; change nothing",
+        help="print the corrections --fix would write as a unified diff, alone on standard "
+        "output (the text report and its summary on standard error); change nothing",
     )
 
     serve = sub.add_parser(
@@ -725,7 +726,9 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
     # a piece of the HTML report is a section or a row, which holds a value whole
     json_text = args.format in ("json", "sarif")
     masked = (mask_registered(piece, json=json_text) for piece in output)
-    _write(masked, args.output, args.format != "text")
+    # with --diff, standard output holds the diff alone (> fix.patch, | git apply): the text
+    # report goes to standard error unless --output names its file
+    _write(masked, args.output, args.format != "text", aside=args.diff)
     verified = audit.verdict_pairs() if audit.verdicts is not None else None
     if (args.fix or args.diff) and _fix(verified, args, cwd):
         return EXIT_USAGE
@@ -737,8 +740,9 @@ def run_check(args: argparse.Namespace, cwd: Path | None = None) -> int:
             if is_document(p) or is_bibliography(p) or is_metadata(p) or p in audit.scope
         )
         # beside a report on standard output, on standard error; to standard error too when
-        # standard output is closed (>&-)
-        stream = sys.stderr if args.output is None or sys.stdout is None else sys.stdout
+        # standard output is closed (>&-) or holds the diff alone
+        aside = args.output is None or sys.stdout is None or args.diff
+        stream = sys.stderr if aside else sys.stdout
         if len(args.paths) > 1:  # batch input: one summary row per file
             stream.write(visible_lines(_batch_table(audit, cwd)))
         if audit.verdicts:
@@ -900,14 +904,18 @@ def _refuse_input_as_output(target: str, audit: Audit, cwd: Path) -> None:
         )
 
 
-def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> None:
+def _write(
+    output: Iterable[str], target: str | None, utf8: bool = False, aside: bool = False
+) -> None:
     """Write the report's pieces as they come to ``target`` (UTF-8), or to standard
-    output: as UTF-8 bytes with ``utf8`` (JSON, SARIF and HTML are UTF-8 whatever the
-    terminal's encoding), else as text in its encoding."""
+    output (standard error, ``aside``: it holds the diff): as UTF-8 bytes with ``utf8``
+    (JSON, SARIF and HTML are UTF-8 whatever the terminal's encoding), else as text in its
+    encoding."""
     if target is None:
-        if sys.stdout is None:  # started with it closed (>&-): Python gives None
+        if sys.stdout is None and not aside:  # started with it closed (>&-): Python gives None
             raise UsageError("standard output is closed; the report is not written (give --output)")
-        out: TextIO = sys.stdout
+        out: TextIO = sys.stderr if aside else sys.stdout
+        where = "standard error" if aside else "standard output"
         binary = getattr(out, "buffer", None) if utf8 else None
         try:
             if binary is None:
@@ -922,9 +930,7 @@ def _write(output: Iterable[str], target: str | None, utf8: bool = False) -> Non
         except BrokenPipeError:  # the reader went away (| head): it wanted no more
             raise
         except OSError as exc:  # a full disk, an I/O error: the report is not all there
-            raise UsageError(
-                f"cannot write the report to standard output: {exc.strerror}"
-            ) from None
+            raise UsageError(f"cannot write the report to {where}: {exc.strerror}") from None
         return
     try:
         with _temporary_files_removed_on_signals():
