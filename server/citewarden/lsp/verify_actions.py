@@ -109,7 +109,7 @@ def _hover(
         if index is not None and index.line_of(entry.span.start) in bib.suppressed_lines:
             return "**Verification:** off for this entry (ignore comment)"
     verdict, pending = service.verdict_for(entry)
-    return hover_markdown(verdict, pending, entry.csl_type)
+    return hover_markdown(verdict, pending, entry=entry)
 
 
 def session_audit(service: VerificationService, session: Session) -> Audit:

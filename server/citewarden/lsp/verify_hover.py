@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from citewarden.findings.verdicts import record_url, source_label
-from citewarden.model import Code, Status, Verdict
+from citewarden.model import Code, Entry, Status, Verdict
 from citewarden.safe_text import clipped, markdown_link, markdown_text
 
 _STATUS_TEXT = {
@@ -30,10 +30,16 @@ def _flat(text: str) -> str:
 
 
 def hover_markdown(
-    verdict: Verdict | None, pending: bool = False, csl_type: str | None = None
+    verdict: Verdict | None,
+    pending: bool = False,
+    csl_type: str | None = None,
+    *,
+    entry: Entry | None = None,
 ) -> str:
-    """The verification section of a hover on an entry or a citation of it; a CSL item's
-    (``csl_type``) corrections named as the item gets them."""
+    """The verification section of a hover on an entry or a citation of it; the ``entry``'s
+    corrections as the quick fix and ``--fix`` write them into it
+    (:func:`~citewarden.fix.run.written_corrections`: its title's protected words braced,
+    none it refuses), a CSL item's (``csl_type``, the entry's) named as the item gets them."""
     if verdict is None:
         return "**Verification:** in progress" if pending else "**Verification:** not yet run"
     lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
@@ -54,8 +60,13 @@ def hover_markdown(
     others = [i for i in verdict.issues if i.code is not Code.RETRACTED]
     if others:
         lines.append("\n".join(f"- {_md(i.message, line_start=True)}" for i in others))
-    if verdict.corrections:
-        offered = list(verdict.corrections.items())
+    corrections = verdict.corrections
+    if entry is not None and corrections:
+        from citewarden.fix.run import written_corrections
+
+        corrections, csl_type = written_corrections(entry, corrections), entry.csl_type
+    if corrections:
+        offered = list(corrections.items())
         if csl_type is not None:
             from citewarden.findings.verdicts import csl_decoding
             from citewarden.fix.csl import csl_correction
