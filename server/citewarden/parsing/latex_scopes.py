@@ -199,6 +199,8 @@ class Silencing:
             silences = citing = True  # \let copies the silenced meaning
         if not (citing or name in now) or (silences and not citing):
             return
+        if not silences and name not in now:
+            return  # a citation command defined anew while it writes: nothing changes
         if self._scopes is None:
             self._scopes = SilencedScopes(self._text, set())
             self._seen = len(self._includes.read())  # read with nothing silenced
