@@ -199,6 +199,10 @@ ALIKE = [
     "x \\caption [@a] %c\n\ny \\date [@b] % c\n\nx \\emph %c\nx@c y, \\emph%c\n%d\n x@d and "
     "\\textbf\n\n[@e] y\n\nx \\cite %c\n[@f]{g} y and \\foo %c\n{@h} y, \\cite %c\n%d\n"
     "[@i]{j}\n\nz \\caption [@k] %c\n",
+    # a command's arguments on the next line of a block quote, past its ">"; a character
+    # argument command takes one braced group, blank lines before it too
+    ">\\emph\n>@g and\n\n> x \\emph\n> @h y\n\n> \\textbf\n>{@i} z\n\n> \\cite\n> [@l]{m} y\n\n"
+    "\\textbf\n {@j} @k\n\nx \\emph  {@a}{@c} @b and \\caption[x]{@d}{@e}\n",
     # \\textlatin takes one optional argument only, then the character after it
     "x \\textlatin [@a] [@c] and \\textlatin[@d] [@e]{f} y\n",
     # \\par and \\item take their optional arguments only, no braced one

@@ -225,6 +225,9 @@ class Blocks:
     #: A pipe table's rows: where the text of each starts, where it ends and how many
     #: columns the table has (pandoc drops the cells past them).
     pipe_rows: list[tuple[int, int, int]] = field(default_factory=list)
+    #: Sorted, disjoint ``(start, end)`` of the block quotes' ``>`` markers before the text
+    #: of a line going on in them (raw TeX reads past them to a command's arguments).
+    quote_marks: list[tuple[int, int]] = field(default_factory=list)
     #: Sorted offsets of the ``*`` markers of list items (one at a line's end opens no
     #: emphasis).
     bullets: list[int] = field(default_factory=list)
@@ -269,7 +272,21 @@ def scan_blocks(
         joined,
         groups_before_text,
         [bar for start, end, _ in blocks.pipe_rows for bar in _pipe_bars(text, start, end)],
+        _unquoted(text, blocks.quote_marks) if "\\" in text else None,
     )
+
+
+def _unquoted(text: str, marks: list[tuple[int, int]]) -> str | None:
+    """``text`` with the ``marks`` (see :attr:`Blocks.quote_marks`) as spaces, or None
+    when there are none."""
+    if not marks:
+        return None
+    parts, at = [], 0
+    for start, end in marks:
+        parts += [text[at:start], " " * (end - start)]
+        at = end
+    parts.append(text[at:])
+    return "".join(parts)
 
 
 #: how many times a text is read again with the block elements' tags found in it
@@ -1143,6 +1160,8 @@ class _Reader:
             matched, i, col, base = len(self.stack), 0, 0, 0
         else:
             matched, i, col, base = self._match(line, len(self.stack))
+            if ">" in line[:i]:
+                self.out.quote_marks.append((pos, pos + i))
         self.resume = -1
         j, c = _skip(line, i, col)
         if j >= len(line):  # blank, in the containers it goes on in

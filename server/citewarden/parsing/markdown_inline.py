@@ -251,6 +251,7 @@ def _scan(
     joined: list[tuple[int, int, int]] | None = None,
     open_follows: bool = False,
     bars: list[int] | None = None,
+    tex_text: str | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -281,7 +282,8 @@ def _scan(
     citation group (pandoc 3, see
     :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`);
     ``bars``: sorted offsets of a pipe table's ``|``, those read in the text noted in
-    :attr:`_Scan.bars_read`."""
+    :attr:`_Scan.bars_read`; ``tex_text``: ``text`` as raw TeX reads it (the block
+    quotes' markers as spaces)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -307,7 +309,7 @@ def _scan(
     shortcode_close, line_end = _Next(text, _SHORTCODE_CLOSE), _Next(text, _LINE_END)
     ticks = TickRuns(text)
     line_starts, attributes = _LineStarts(text), _AttributeSets(text)
-    raw_tex = _RawTex(text, tex_at_letters, tex_expand_words)
+    raw_tex = _RawTex(tex_text or text, tex_at_letters, tex_expand_words)
     tex_end = -1  # end of the last raw TeX command read
     counted_to = counted_line = 0  # line numbers of ignore comments, counted incrementally
     key_end = -1  # end of the last key read
@@ -318,7 +320,8 @@ def _scan(
     cut_groups: list[tuple[_Bracket, list[_Pending]]] = []
     pos = 0
     bars = bars or []
-    bar = 0  # the next of bars
+    bar = 0  # the next of bars, at next_bar
+    next_bar = bars[0] if bars else n
     while pos < n:
         m = _INLINE.search(text, pos)
         if m is None:
@@ -338,8 +341,9 @@ def _scan(
             continue
         while region is not None and region[1] <= start:
             region = next(regions, None)
-        if bar < len(bars) and bars[bar] < start:
+        if next_bar < start:
             bar = _bars_read(bars, bar, pos, start, region, out.bars_read)
+            next_bar = bars[bar] if bar < len(bars) else n
         if region is not None and region[0] <= start:
             pos = max(region[1], start + 1)
             stack.clear()
@@ -557,8 +561,9 @@ def _scan(
                         pending.append(p)
                         if stack:
                             stack[-1].add(p, marks)
-                    if bar < len(bars) and bars[bar] < close:  # a "|" in a braced key is
-                        bar = _bars_read(bars, bar, brace, close, None, out.bars_read)  # text
+                    if next_bar < close:  # a "|" in a braced key is text
+                        bar = _bars_read(bars, bar, brace, close, None, out.bars_read)
+                        next_bar = bars[bar] if bar < len(bars) else n
                     pos = close
         # otherwise an escape or an autolink: skipped as a whole
     for outer, members in cut_groups:
@@ -816,6 +821,10 @@ class _RawTex:
             k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
+            if k < self._cut and text[k] == "{":  # "\\emph\n{@b}": one braced group
+                close = self._closed(_TEX_GROUP, k)
+                if close > 0:
+                    return close
             if pos > name_end and self._no_character(pos):
                 return name_end  # "\\caption [@a]" at the end: its bracket is text
         if name in TEX_BRACED_OPTION_COMMANDS:
