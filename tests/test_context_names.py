@@ -245,3 +245,79 @@ def test_a_braced_bibtex_name_is_read_whole() -> None:
     ).entries
     assert named_works([entry])["w"].authors == "World Health Organization"
     assert works_of([entry])["w"].authors == ("World Health Organization",)
+
+
+@pytest.mark.parametrize(
+    ("version", "shown"), [("3.6.1", "Lee, Kim, and Park"), ("3.9", "Lee et al.")]
+)
+def test_the_report_names_the_work_of_at_a_as_the_project_s_pandoc_does(
+    tmp_path: Path, version: str, shown: str
+) -> None:
+    """``As @b showed`` shows the three names pandoc before 3.8 typesets and the first and
+    ``et al.`` from 3.8 on, as the project's ``pandoc_version`` says, where every project
+    read as pandoc 3.9."""
+    from citewarden.audit import collect_contexts
+    from citewarden.project import Workspace
+    from citewarden.settings import Settings
+
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    paper = tmp_path / "paper.md"
+    paper.write_text(
+        "---\nbibliography: refs.bib\n---\n\nAs @b showed, deep nets fit.\n", encoding="utf-8"
+    )
+    ws = Workspace(Settings(pandoc_version=version), root=tmp_path)
+    ws.add_folder(tmp_path)
+    found = collect_contexts(ws, [paper], ws.all_entries(), None)
+    assert [c.sentence.shown for c in found] == [f"As {shown} showed, deep nets fit."]
+
+
+@pytest.mark.parametrize(
+    ("version", "shown"), [("2.17", "Lee, Kim, and Park"), ("3.9", "Lee et al.")]
+)
+async def test_the_hover_names_the_work_of_at_a_as_the_project_s_pandoc_does(
+    tmp_path: Path, version: str, shown: str
+) -> None:
+    from dataclasses import replace
+
+    from citewarden.lsp.context_hover import ContextHover
+
+    session = session_over(tmp_path)
+    bib = tmp_path / "refs.bib"
+    bib.write_text(bib.read_text(encoding="utf-8") + BIB, encoding="utf-8")
+    paper = tmp_path / "paper.md"
+    text = "---\nbibliography: refs.bib\n---\n\nAs @lamport1994 and @b showed, it fits.\n"
+    paper.write_text(text, encoding="utf-8")
+    work = session.project.fork()
+    work.set_settings(replace(session.settings, pandoc_version=version))
+    work.add_folder(tmp_path)
+    session.commit(work)
+    hover = ContextHover(session, None)
+    at = text.index("@b")
+    hovered = await session.run(lambda: hover.citation_hover(paper, at, "b"))
+    await hover.aclose()
+    assert hovered is not None and f"> As Lamport and {shown} showed, it fits." in hovered
+
+
+def test_the_judge_reads_the_names_of_at_a_as_check_does(tmp_path: Path) -> None:
+    """The judge in the editor is sent the names pandoc 2.17 typesets for ``@b`` (``Lee,
+    Kim, and Park``), the sentence ``check`` sends, where it was sent pandoc 3.9's."""
+    from dataclasses import replace
+
+    from citewarden.audit import collect_contexts
+    from citewarden.lsp.judging import JudgeService
+
+    session = session_over(tmp_path)
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    paper = tmp_path / "paper.md"
+    text = "---\nbibliography: refs.bib\n---\n\nAs @b showed, it fits.\n"
+    paper.write_text(text, encoding="utf-8")
+    work = session.project.fork()
+    work.set_settings(replace(session.settings, pandoc_version="2.17"))
+    work.add_folder(tmp_path)
+    session.commit(work)
+    doc = session.project.document(paper)
+    assert doc is not None
+    judge = JudgeService(session, None)  # type: ignore[arg-type]
+    sent = [s.shown for s in judge._sentences_of(paper, doc, text) if s is not None]
+    checked = collect_contexts(session.project, [paper], session.project.all_entries(), None)
+    assert sent == [c.sentence.shown for c in checked] == ["As Lee, Kim, and Park showed, it fits."]

@@ -14,6 +14,7 @@ import pytest
 from citewarden.context.collect import works_of
 from citewarden.context.names import named_works, plain_field
 from citewarden.context.sentence import citing_sentences
+from citewarden.pandoc_version import parse_version
 from citewarden.parsing.bibtex import parse_bibtex
 from citewarden.parsing.csl import parse_csl_json, parse_csl_yaml
 from citewarden.parsing.latex import parse_latex
@@ -21,7 +22,7 @@ from citewarden.parsing.markdown import parse_markdown
 from citewarden.settings import VerifySettings
 from citewarden.verify.engine import Verifier
 from citewarden.verify.normalize import make_entry
-from paths import DATA
+from paths import DATA, PANDOC_RELEASES
 
 #: Names of every form BibTeX reads: particles in both orders, ``Jr.``, braces, ``others``.
 BIB = r"""
@@ -134,6 +135,50 @@ def test_the_names_pandoc_shows_are_shown_for_at_a(tmp_path: Path) -> None:
     found = citing_sentences(text, doc.citations, doc.kind, names=names)
     assert [s.shown if s is not None else None for s in found] == typeset
     assert typeset[:2] == ["Berg says so.", "Berg says so."]
+
+
+def _pandoc_of(release: str) -> tuple[str, tuple[int, ...]]:
+    """The program of the pandoc ``release`` ("system": the one on the search path) and its
+    version, as it says."""
+    program = _tool("pandoc") if release == "system" else str(PANDOC_RELEASES[release])
+    first = subprocess.run(
+        [program, "--version"], capture_output=True, text=True, timeout=60, check=True
+    ).stdout.split()[1]
+    version = parse_version(first)
+    assert version is not None
+    return program, version
+
+
+@pytest.mark.parametrize("release", ["system", "3.6.1", "3.9"])
+def test_the_names_of_at_a_follow_the_project_s_pandoc(tmp_path: Path, release: str) -> None:
+    """``@trio says`` shows what the project's pandoc typesets: its default style names
+    three authors before 3.8 (``Li, Mo, and Ou``, ``Smith, Jones, et al.``) and the first
+    and ``et al.`` from 3.8, where every version was read as 3.9."""
+    program, version = _pandoc_of(release)
+    keys = [*_PANDOC_ALIKE, "oth2", "three", "trio", "four"]
+    (tmp_path / "refs.bib").write_text(BIB, encoding="utf-8")
+    text = "---\nbibliography: refs.bib\n---\n\n" + "".join(f"@{k} says so.\n\n" for k in keys)
+    (tmp_path / "p.md").write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [program, "--citeproc", "-t", "plain", "--wrap=none", "p.md"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    paragraphs = [p for p in done.stdout.split("\n\n") if p.endswith("says so.")]
+    typeset = [re.sub(r" \(\d{4}[a-z]?\) says so\.", "", p) for p in paragraphs]
+    doc = parse_markdown(Path("p.md"), text)
+    names = named_works(parse_bibtex(Path("refs.bib"), BIB).entries)
+    found = citing_sentences(text, doc.citations, doc.kind, names=names, pandoc=version)
+    assert [s.shown if s is not None else None for s in found] == [f"{t} says so." for t in typeset]
+    older = version < (3, 8)
+    assert typeset[-4:] == (
+        ["Smith, Jones, et al.", "Lee et al.", "Li, Mo, and Ou", "Ng et al."]
+        if older
+        else ["Smith et al.", "Lee et al.", "Li et al.", "Ng et al."]
+    )
 
 
 #: a character of a box pdflatex shows (``.\\OT1/cmr/m/n/10 L``, a ligature's letters after

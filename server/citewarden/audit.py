@@ -26,7 +26,11 @@ from citewarden.context.collect import (
     works_of,
 )
 from citewarden.context.names import named_works
-from citewarden.context.project_texts import crossref_documents, project_latex_texts
+from citewarden.context.project_texts import (
+    crossref_documents,
+    pandoc_versions,
+    project_latex_texts,
+)
 from citewarden.findings.policy import Policy
 from citewarden.findings.score import ScoreSummary, score_summary
 from citewarden.findings.verdicts import (
@@ -395,7 +399,9 @@ def collect_contexts(
     defined = project_latex_texts(ws, [doc.path for doc, _ in docs])
     sources = abstract_sources(entries, by_key)
     crossref = crossref_documents(ws, [doc.path for doc, _ in docs])
-    return citation_contexts(docs, works, sources, defined, named_works(entries), crossref)
+    pandoc = pandoc_versions(ws, [doc.path for doc, _ in docs])
+    names = named_works(entries)
+    return citation_contexts(docs, works, sources, defined, names, crossref, pandoc)
 
 
 def judge_contexts(

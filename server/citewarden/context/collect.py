@@ -25,6 +25,7 @@ from citewarden.model import (
     ParsedDocument,
     Verdict,
 )
+from citewarden.pandoc_version import Version
 from citewarden.text import LineIndex
 
 
@@ -113,6 +114,7 @@ def citation_contexts(
     definitions: Iterable[str] = (),
     names: Mapping[str, Named] | None = None,
     crossref: Collection[Path] = (),
+    pandoc: Mapping[Path, Version | None] | None = None,
 ) -> list[CitationContext]:
     """The context of every citation of ``documents`` (document, text), in order;
     ``sources`` names the source of each key's abstract (:func:`abstract_sources`);
@@ -121,7 +123,10 @@ def citation_contexts(
     :mod:`~citewarden.context.latex_macros`); ``names``: what citation commands typeset of
     each key's work (:func:`~citewarden.context.names.named_works`), shown in the sentences
     (never scored); ``crossref``: the documents that run pandoc-crossref, as their
-    projects say (:func:`~citewarden.context.project_texts.crossref_documents`).  The corpus is built for the first citation scored: none when nothing
+    projects say (:func:`~citewarden.context.project_texts.crossref_documents`);
+    ``pandoc``: the version of pandoc of each document, whose default style the names of
+    ``@a`` follow (:func:`~citewarden.context.project_texts.pandoc_versions`; not known
+    when not given).  The corpus is built for the first citation scored: none when nothing
     is cited."""
     corpus: FieldCorpus | None = None
     out: list[CitationContext] = []
@@ -129,7 +134,8 @@ def citation_contexts(
     latex = [text for doc, text in documents if doc.kind is DocumentKind.LATEX]
     macros = macros_of((*definitions, *latex)) if latex else None
     for doc, text in documents:
-        sentences = document_sentences(doc, text, macros, names, doc.path in crossref)
+        version = (pandoc or {}).get(doc.path)
+        sentences = document_sentences(doc, text, macros, names, doc.path in crossref, version)
         lines = LineIndex(text)
         for citation, sentence in zip(doc.citations, sentences, strict=True):
             if sentence is None:
@@ -166,12 +172,20 @@ def document_sentences(
     macros: Macros | None,
     names: Mapping[str, Named] | None,
     crossref: bool,
+    pandoc: Version | None = None,
 ) -> Sequence[CitingSentence | None]:
     """The citing sentences of ``doc`` as the reports and the judge read them: with the
     project's words commands, what each entry's work typesets (a label no entry has reads
-    ``[ref]``) and whether its project runs pandoc-crossref (else its front matter says)."""
+    ``[ref]``), whether its project runs pandoc-crossref (else its front matter says) and
+    the version of its pandoc (None: not known)."""
     return citing_sentences(
-        text, doc.citations, doc.kind, macros=macros, names=names, crossref=crossref or None
+        text,
+        doc.citations,
+        doc.kind,
+        macros=macros,
+        names=names,
+        crossref=crossref or None,
+        pandoc=pandoc,
     )
 
 

@@ -36,12 +36,30 @@ class Named:
     #: every author's surname (natbib's ``\\citet*``, ``\\citeauthor*``)
     all_authors: str = ""
     #: ``authors`` without the surnames' particles (``Berg`` for ``van der Berg``), as
-    #: pandoc's ``@a`` shows them
+    #: pandoc's ``@a`` shows them from pandoc 3.8 on (see :func:`pandoc_authors`)
     bare_authors: str = ""
     #: the surnames without their particles as biblatex's ``\\textcite`` shows them (its
     #: default ``maxcitenames=3``): up to three (``Lee, Kim, and Park``), else the first and
     #: ``et al.``, a list cut with ``and others`` as natbib's ``\\citet*`` does
     biblatex_authors: str = ""
+    #: the surnames without their particles as pandoc's ``@a`` shows them before 3.8: up to
+    #: three (``Lee, Kim, and Park``), else the first and ``et al.``, a list cut with ``and
+    #: others`` as natbib's ``\\citet*`` does when it holds two names or one
+    bare_three_authors: str = ""
+
+
+#: The first pandoc whose default style is the Chicago author-date 18th edition's, which
+#: shows the first name of three and ``et al.`` (its ``default.csl`` of 2 September 2025);
+#: the 17th edition's, before it, shows three names and cuts four.
+PANDOC_CMOS_18 = (3, 8)
+
+
+def pandoc_authors(named: Named, pandoc: tuple[int, ...] | None) -> str:
+    """What pandoc ``pandoc`` (None: not known, read as pandoc 3 before 3.8, the pandoc
+    Quarto and RStudio ship) shows of ``named``'s authors for ``@a``."""
+    if pandoc is not None and pandoc >= PANDOC_CMOS_18:
+        return named.bare_authors or named.authors
+    return named.bare_three_authors or named.authors
 
 
 def plain_field(value: str | None) -> str:
@@ -139,6 +157,16 @@ def _all_authors(names: Sequence[str], truncated: bool) -> str:
     return f"{', '.join(names[:-1])}, and {names[-1]}"
 
 
+def _pandoc_three(names: Sequence[str], truncated: bool) -> str:
+    """The names as the Chicago author-date 17th edition shows them in the text: up to
+    three all (``Lee, Kim, and Park``), else the first and ``et al.``; ``others`` counts
+    as a name (``Smith, Jones, et al.``, but the first and ``et al.`` for three and
+    ``others``)."""
+    if names and len(names) + truncated > 3:
+        return f"{names[0]} et al."
+    return _all_authors(names, truncated)
+
+
 def _people(entry: Entry) -> tuple[str, bool]:
     """The field naming ``entry``'s work (its authors, else its editors) and whether its
     list is cut with ``and others``."""
@@ -175,5 +203,6 @@ def named_works(entries: Iterable[Entry]) -> dict[str, Named]:
             _clean(_all_authors(families, truncated)),
             _clean(_authors(bare, truncated)),
             _clean(_all_authors(bare, truncated) if len(bare) <= 3 else f"{bare[0]} et al."),
+            _clean(_pandoc_three(bare, truncated)),
         )
     return out

@@ -1,7 +1,7 @@
 """The texts of a LaTeX project's files in the order LaTeX reads them, whose words commands
 (:mod:`~citewarden.context.latex_macros`) a citing sentence in any of them shows: a book's
 ``macros.tex`` cites nothing, yet defines ``\\Coq`` for every chapter; and the Markdown
-documents whose project runs pandoc-crossref."""
+documents whose project runs pandoc-crossref, and the version of pandoc of each."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from citewarden.model import DocumentKind
+from citewarden.pandoc_version import Version
 from citewarden.project import Workspace
 
 
@@ -40,3 +41,9 @@ def crossref_documents(ws: Workspace, paths: Iterable[Path]) -> frozenset[Path]:
         for path in paths
         if any(ws.runs_crossref_filter(project, path) for project in ws.projects_of(path))
     )
+
+
+def pandoc_versions(ws: Workspace, paths: Iterable[Path]) -> dict[Path, Version | None]:
+    """The version of pandoc that typesets each Markdown document of ``paths``, as the
+    first project holding it knows it (None: not known, or not a Markdown document)."""
+    return {path: next((p.pandoc_version for p in ws.projects_of(path)), None) for path in paths}

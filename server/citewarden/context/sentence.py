@@ -40,7 +40,7 @@ from citewarden.context.markdown_text import (
     shown,
     table_cells,
 )
-from citewarden.context.names import Named
+from citewarden.context.names import Named, pandoc_authors
 from citewarden.context.words import (
     AUTHOR_SHOWN,
     MATH_SHOWN,
@@ -49,6 +49,7 @@ from citewarden.context.words import (
     unshown,
 )
 from citewarden.model import Citation, CitationKind, DocumentKind, Span
+from citewarden.pandoc_version import Version
 
 #: How far to look either side of a citation for its sentence's ends (characters).
 WINDOW = 1500
@@ -160,13 +161,17 @@ _BIBLATEX_AUTHORS = frozenset(["textcite", "textcites"])
 
 
 def _named_marks(
-    citations: Iterable[Citation], names: Mapping[str, Named], offset: int = 0
+    citations: Iterable[Citation],
+    names: Mapping[str, Named],
+    offset: int = 0,
+    pandoc: Version | None = None,
 ) -> tuple[array[int], list[str | None]]:
     """(where, what) of each mark of :func:`_marks` that stands for the authors, the year or
     the title of works whose entries are known (``names``): the names of each cited work
     (``Smith and Jones``, ``Lee et al.``), joined by ``;`` when the command cites several,
     as natbib's ``\\citet{a,b}``, in parentheses for ``\\citeyearpar`` (None when a work
-    of it is unknown or lacks what it shows), in order."""
+    of it is unknown or lacks what it shows), in order; ``pandoc``: the version of pandoc
+    that typesets a Markdown document's (:func:`~citewarden.context.names.pandoc_authors`)."""
     keys: dict[int, tuple[str, str, list[str]]] = {}
     for c in citations:
         command = c.command.lower()
@@ -178,16 +183,17 @@ def _named_marks(
     for where in sorted(keys):
         mark, command, cited = keys[where]
         found = [names.get(k) for k in dict.fromkeys(cited)]
-        said = [_shown(n, mark, command) for n in found]
+        said = [_shown(n, mark, command, pandoc) for n in found]
         at.append(where)
         joined = _joined(said, command.rstrip("*") in _BIBLATEX_AUTHORS) if all(said) else None
         what.append(f"({joined})" if joined and command.startswith("citeyearpar") else joined)
     return at, what
 
 
-def _shown(named: Named | None, mark: str, command: str) -> str:
+def _shown(named: Named | None, mark: str, command: str, pandoc: Version | None) -> str:
     """What ``command`` typesets of the work ``named`` where it stands (its ``mark``): its
-    authors, year or title ("" when the work is unknown)."""
+    authors, year or title ("" when the work is unknown); ``pandoc``: see
+    :func:`_named_marks`."""
     if named is None:
         return ""
     if mark != AUTHOR:
@@ -197,7 +203,7 @@ def _shown(named: Named | None, mark: str, command: str) -> str:
     if command.rstrip("*") in _BIBLATEX_AUTHORS:
         return named.biblatex_authors or named.authors
     if command == "in-text":  # pandoc's ``@a``: the surnames without their particles
-        return named.bare_authors or named.authors
+        return pandoc_authors(named, pandoc)
     return named.authors
 
 
@@ -656,6 +662,7 @@ def citing_sentences(
     macros: Macros | None = None,
     names: Mapping[str, Named] | None = None,
     crossref: bool | None = None,
+    pandoc: Version | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """The citing sentence of each of ``citations`` (None for ``\\nocite`` ones and where
     nothing readable surrounds the citation), in the same order; with ``only``, just that
@@ -665,12 +672,16 @@ def citing_sentences(
     typeset of each key's work (:func:`~citewarden.context.names.named_works`), which the
     sentences' :attr:`~CitingSentence.named` show; ``crossref``: whether the Markdown
     document runs pandoc-crossref, as its project says (read from its front matter when not
-    given; see :mod:`~citewarden.context.markdown_crossref`)."""
+    given; see :mod:`~citewarden.context.markdown_crossref`); ``pandoc``: the version of
+    pandoc of the document's project, whose default style the names of ``@a`` follow
+    (None: not known; :func:`~citewarden.context.names.pandoc_authors`)."""
     if macros is None and kind is DocumentKind.LATEX:
         macros = document_macros(text)
     refs = crossrefs(text, citations, kind, crossref, names)
     if only is None or len(text) <= 4 * REACH or citations[only].kind is not CitationKind.CITE:
-        return _sentences(text, citations, kind, only, macros=macros, refs=refs, names=names)
+        return _sentences(
+            text, citations, kind, only, macros=macros, refs=refs, names=names, pandoc=pandoc
+        )
     at = citations[only].command_span
     lo = text.rfind("\n", 0, max(0, at.start - REACH)) + 1
     hi = text.find("\n", at.end + REACH)
@@ -681,7 +692,7 @@ def citing_sentences(
     every = tuple(sorted({c.command_span for c in citations}, key=lambda s: s.start))
     masked = _masked_file(text, every, kind, _marks(citations, 0, refs))[lo:hi]
     k = nearby.index(citations[only])
-    found = _sentences(text[lo:hi], nearby, kind, k, lo, masked, macros, refs, names)
+    found = _sentences(text[lo:hi], nearby, kind, k, lo, masked, macros, refs, names, pandoc)
     out: list[CitingSentence | None] = [None] * len(citations)
     out[only] = next((s for s in found if s is not None), None)
     return tuple(out)
@@ -697,6 +708,7 @@ def _sentences(
     macros: Macros | None = None,
     refs: frozenset[Span] = frozenset(),
     names: Mapping[str, Named] | None = None,
+    pandoc: Version | None = None,
 ) -> tuple[CitingSentence | None, ...]:
     """:func:`citing_sentences` of ``text``, the stretch of the file from ``offset``
     (the citations' spans are the file's), ``masked`` the stretch of the masked file when
@@ -710,7 +722,7 @@ def _sentences(
         marks = _marks(citations, offset, refs)
         masked = _mask(text, commands, kind, whole=not offset, marks=marks)
     starts, ends, cuts = _islands(masked, kind)
-    said = _named_marks(citations, names, offset) if names else (array("q"), [])
+    said = _named_marks(citations, names, offset, pandoc) if names else (array("q"), [])
     around = _around_islands(masked, kind, starts, ends, cuts)
     main = _Text(around, kind, offset, commands, macros, said)
     inner: dict[int, _Text] = {}

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from citewarden.context.names import Named
     from citewarden.context.relevance import FieldCorpus, Work
     from citewarden.context.sentence import CitingSentence
+    from citewarden.pandoc_version import Version
     from citewarden.verify.judge import JudgeVerdict
 
 #: Abstract characters a hover shows.
@@ -82,6 +83,8 @@ class _DocumentMemo:
     macros: Macros | None
     #: whether the document's project runs pandoc-crossref (a ``_quarto.yml`` may say so)
     crossref: bool
+    #: the version of the document's pandoc, whose default style the names of ``@a`` follow
+    pandoc: Version | None
     sentences: dict[int, CitingSentence | None]
     built: dict[int, _Context]
     #: what the citation commands near each citation asked about typeset of their works
@@ -147,6 +150,7 @@ class ContextHover(Feature):
         text: str,
         macros: Macros | None,
         crossref: bool,
+        pandoc: Version | None,
     ) -> _DocumentMemo:
         memo = self._memo.pop(path, None)
         if (
@@ -155,8 +159,9 @@ class ContextHover(Feature):
             or memo.text is not text
             or memo.macros != macros
             or memo.crossref != crossref
+            or memo.pandoc != pandoc
         ):
-            memo = _DocumentMemo(doc, text, macros, crossref, {}, {})
+            memo = _DocumentMemo(doc, text, macros, crossref, pandoc, {}, {})
         self._memo[path] = memo  # the most recent last
         while len(self._memo) > MEMO_DOCUMENTS:
             del self._memo[next(iter(self._memo))]
@@ -189,12 +194,13 @@ class ContextHover(Feature):
         work = works_of(found[:1], verdicts).get(entry.key)
         if work is None or not (work.title or work.abstract):
             return None  # nothing to compare the sentence with: it is not looked for
-        from citewarden.context.project_texts import crossref_documents
+        from citewarden.context.project_texts import crossref_documents, pandoc_versions
 
         names = self._names(path, doc, at)
         crossref = path in crossref_documents(ws, [path])
+        pandoc = pandoc_versions(ws, [path])[path]
         macros = project_macros(ws, path, doc)
-        memo = self._document_memo(path, doc, text, macros, crossref)
+        memo = self._document_memo(path, doc, text, macros, crossref, pandoc)
         if at not in memo.sentences or memo.names.get(at) != names:
             memo.names[at] = names
             memo.built.pop(at, None)
@@ -206,6 +212,7 @@ class ContextHover(Feature):
                 macros=memo.macros,
                 names=names,
                 crossref=crossref or None,
+                pandoc=pandoc,
             )[at]
         sentence = memo.sentences[at]
         if sentence is None:

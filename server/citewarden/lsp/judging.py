@@ -113,19 +113,20 @@ class JudgeService(Feature):
         commands, crossref setting and entries), so both send the judge the same ones;
         ``entries``: the workspace's, read from it when not given."""
         from citewarden.context.collect import document_sentences  # with a judge only
-        from citewarden.context.project_texts import crossref_documents
+        from citewarden.context.project_texts import crossref_documents, pandoc_versions
         from citewarden.lsp.context_corpus import project_macros
 
         ws = self.session.project
         # the project's commands: an edit of another file's definitions changes them
         macros = project_macros(ws, path, doc)
         crossref = path in crossref_documents(ws, [path])
+        pandoc = pandoc_versions(ws, [path])[path]
         names = self._names(tuple(ws.all_entries() if entries is None else entries))
-        read_with = (doc, macros, crossref, names)
+        read_with = (doc, macros, crossref, names, pandoc)
         memo = self._sentences.get(path)
         if memo is not None and all(a is b for a, b in zip(memo[0], read_with, strict=True)):
             return memo[1]
-        found = document_sentences(doc, text, macros, names, crossref)
+        found = document_sentences(doc, text, macros, names, crossref, pandoc)
         self._sentences[path] = (read_with, found)
         return found
 
