@@ -273,6 +273,13 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begingroup\\global\\let\\footcite\\relax\\endgroup\\footcite{nokey3}\\nocite{k4}\n",
         {"ch.tex": "\\cite{nokey4}\n"},
     ),
+    # ... in a hook LaTeX runs at the body's start: there, whatever its braces
+    "citation commands silenced in a hook": (
+        "",
+        "\\AtBeginDocument{\\renewcommand\\cite[1]{}}\n\\input{setup}\n",
+        "\\cite{nokey}\\parencite{nokey2}\\textcite{k1}\\footcite{k2}\n",
+        {"setup.tex": "\\AtEndPreamble{\\let\\parencite\\relax}\n"},
+    ),
     # ... in document order: from where the file redefining it is read, until one defines
     # it again; a macro calling it cites nothing while it is silenced
     "citation commands silenced in document order": (

@@ -4,8 +4,10 @@ A redefinition that makes a citation command write nothing (``\\renewcommand\\ci
 holds from where it stands to the end of the group it stands in: a brace group (or
 ``\\bgroup``/``\\egroup``), a ``\\begingroup``/``\\endgroup`` and an environment
 (``\\begin``/``\\end``; the document's own is no group here: its body is read as the
-preamble's level).  ``\\gdef``, ``\\xdef`` and ``\\global`` make one hold to the end.
-One inside a conditional is not read (which branch TeX takes may not be known).
+preamble's level).  ``\\gdef``, ``\\xdef`` and ``\\global`` make one hold to the end, and
+so do the braces of ``\\AtBeginDocument``, ``\\AtEndPreamble`` and ``\\AfterEndPreamble``,
+whose text LaTeX runs at the body's start.  One inside a conditional is not read (which
+branch TeX takes may not be known).
 
 The text is scanned once, up to the last offset asked; a closer with no opener of its kind
 in the innermost brace group (as in a definition's body) is passed over, and at most
@@ -31,6 +33,9 @@ _TOKENS = re.compile(
     r"|\\[\s\S]|%[^\n]*|[{}]"
 )
 _OPENS = {"begingroup": "semi", "bgroup": "brace"}
+#: a hook's argument, which LaTeX runs at the body's start (at once in the body): what it
+#: redefines is not undone by its braces
+_HOOK = re.compile(r"\\(?:AtBeginDocument|AtEndPreamble|AfterEndPreamble)\s*\{")
 _CLOSES = {"endgroup": "semi", "egroup": "brace"}
 _GLOBAL = re.compile(r"\\global\s*(?:\\long\s*)?\Z")
 
@@ -45,7 +50,7 @@ def is_global(text: str, start: int) -> bool:
 class SilencedScopes:
     """The names silenced at offsets of a text asked in increasing order."""
 
-    __slots__ = ("_deep", "_ifs", "_pos", "_saved", "_text", "current")
+    __slots__ = ("_deep", "_hooks", "_ifs", "_pos", "_saved", "_text", "current")
 
     def __init__(self, text: str, start: set[str]) -> None:
         self._text = text
@@ -55,6 +60,8 @@ class SilencedScopes:
         #: per open group: its kind and the names silenced where it opened
         self._saved: list[tuple[str, set[str]]] = []
         self.current = set(start)
+        #: where the braces of hooks' arguments open
+        self._hooks = {m.end() - 1 for m in _HOOK.finditer(text)} if "\\A" in text else set()
 
     def at(self, offset: int) -> set[str]:
         """The names silenced at ``offset``."""
@@ -72,16 +79,17 @@ class SilencedScopes:
             elif word is not None:
                 self._open(_OPENS[word]) if word in _OPENS else self._close(_CLOSES[word])
             elif m.group() == "{":
-                self._open("brace")
+                self._open("hook" if m.start() in self._hooks else "brace")
             elif m.group() == "}":
                 self._close("brace")
         self._pos = max(self._pos, offset)
         return self.current
 
     def top_level(self, offset: int) -> bool:
-        """``offset`` stands outside every group and conditional of the text."""
+        """``offset`` stands outside every group (a hook's braces aside) and conditional."""
         self.at(offset)
-        return not self._saved and not self._deep and not self._ifs
+        hooks = all(kind == "hook" for kind, _ in self._saved)
+        return hooks and not self._deep and not self._ifs
 
     def define(self, offset: int, name: str, silences: bool, everywhere: bool = False) -> bool:
         """A definition at ``offset`` silences ``name`` (or defines it again), to the end of
@@ -89,7 +97,10 @@ class SilencedScopes:
         self.at(offset)
         if self._ifs:
             return False
-        for names in [self.current, *(saved for _, saved in self._saved if everywhere)]:
+        tail = 0 if everywhere else len(self._saved)
+        while tail and self._saved[tail - 1][0] == "hook":
+            tail -= 1  # LaTeX runs a hook's text outside its braces
+        for names in [self.current, *(saved for _, saved in self._saved[tail:])]:
             if silences:
                 names.add(name)
             else:
@@ -108,11 +119,11 @@ class SilencedScopes:
             return
         for i in range(len(self._saved) - 1, -1, -1):
             open_kind = self._saved[i][0]
-            if open_kind == kind:
+            if open_kind == kind or (kind == "brace" and open_kind == "hook"):
                 self.current = self._saved[i][1]
                 del self._saved[i:]
                 return
-            if open_kind == "brace":
+            if open_kind in ("brace", "hook"):
                 return  # no opener of its kind in this brace group: passed over
 
 
