@@ -78,3 +78,13 @@ def test_the_editors_hover_on_an_entry_shows_what_its_quick_fix_writes() -> None
     text = _hover(service, session, entry.path, "k", entry)
     assert text is not None
     assert _offered(text).startswith(r"title → {Deep} learning in {Germany}: a 50\\% study")
+
+
+def test_the_quick_fix_names_the_title_it_writes() -> None:
+    """The quick fix "Set title to ..." named the record's title, and wrote it protected as
+    the entry protects its own: it names what it writes."""
+    entry = parse_bibtex(Path("refs.bib"), BIB).entries[0]
+    fix = correction_fix(entry, BIB, "title", CORRECTIONS["title"])
+    assert fix is not None
+    assert fix.title == f"Set title to “{fix.edits[0].new_text}”"
+    assert fix.title == r"Set title to “{Deep} learning in {Germany}: a 50\% study of R\&D”"

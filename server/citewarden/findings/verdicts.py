@@ -204,6 +204,10 @@ def correction_fix(entry: Entry, text: str, name: str, value: str) -> Fix | None
     if not edits:
         return None
     shown_name, shown = field_name, without_unsafe(value)  # what is written, no soft hyphen
+    if field_name.lower() == "title":  # protected as the entry's own title (a BibTeX entry's)
+        from citewarden.fix.plan import written_title
+
+        shown = written_title(entry, shown)
     if entry.csl_type is not None:  # as the item gets it
         from citewarden.fix.csl import csl_correction
 
