@@ -28,7 +28,7 @@ MAX_DEPTH = 256
 
 _TOKENS = re.compile(
     r"\\(begingroup|endgroup|bgroup|egroup)(?![A-Za-z@])"
-    r"|\\(begin|end)[ \t]*\{[ \t]*([^{}\s]{0,100})[ \t]*\}"
+    r"|\\(begin|end)[ \t]*\{[ \t]*([^{}\s]{1,100})[ \t]*\}"
     r"|\\(if[A-Za-z@]*|fi)(?![A-Za-z@])"
     r"|\\[\s\S]|%[^\n]*|[{}]"
 )
