@@ -15,10 +15,10 @@ import pytest
 from snapshots import VERIFY, write_snapshot
 from test_cli_reports import BIB, FIXED, RECORDS, ROOT, _appears
 
-#: ``citewarden check ARGS`` whose fixer says where it got ("writing" while it writes the
-#: temporary file of the new text, "in-place" halfway through overwriting a hard-linked
-#: .bib, "reserved" once a backup's name is reserved where the file system has no hard
-#: links) and waits there until the file "go" exists; and whose first removal of a
+#: ``citewarden ARGS`` (``check --fix``; ``add``, with WRITES_BEFORE=0 as it keeps no
+#: backup) whose writer says where it got ("writing" while it writes the temporary file
+#: of the new text, "in-place" halfway through overwriting a hard-linked .bib, "reserved"
+#: once a backup's name is reserved where the file system has no hard links) and waits there until the file "go" exists; and whose first removal of a
 #: temporary file or reserved name once the file "sent" exists (a signal is on its way)
 #: says "cleaning" and takes its time, where a second Ctrl-C finds it.
 _SLOW_FIX = """
@@ -29,6 +29,7 @@ from citewarden.fix import write
 signal.signal(signal.SIGINT, signal.default_int_handler)  # (as a terminal's Ctrl-C finds it)
 
 STOP = os.environ["STOP_AT"]
+BEFORE = int(os.environ.get("WRITES_BEFORE", "1"))  # the backup's (add keeps none)
 
 def pause(label):
     Path(label).touch()
@@ -47,9 +48,9 @@ write_all = write._write_all
 
 def slow_write_all(fd, data):
     calls.append(fd)
-    if STOP == "writing" and len(calls) == 2:  # (the first is the backup's)
+    if STOP == "writing" and len(calls) == BEFORE + 1:  # (after the backup's)
         pause("writing")
-    if STOP == "in-place" and len(calls) == 3:  # backup, temporary copy, the file itself
+    if STOP == "in-place" and len(calls) == BEFORE + 2:  # backup, temporary copy, the file
         write_all(fd, data[: len(data) // 2])
         pause("in-place")
         data = data[len(data) // 2 :]

@@ -26,7 +26,11 @@ from typing import Any, NoReturn, TextIO
 
 from citewarden import __version__
 from citewarden.audit import Audit, InputError, Progress, run_audit
-from citewarden.files import hold, refuse_special, remove_temporary_files, replace_whole
+from citewarden.files import (
+    refuse_special,
+    replace_whole,
+    temporary_files_removed_on_signals,
+)
 from citewarden.model import Entry, Finding, Severity, Verdict
 from citewarden.output_paths import expanded_output, missing_folder
 from citewarden.parsing import is_bibliography, is_document, is_metadata
@@ -822,7 +826,7 @@ def _fix(
     if args.diff and sys.stdout is None:  # started with it closed (>&-)
         raise UsageError("standard output is closed; the diff is not shown")
     try:
-        with _temporary_files_removed_on_signals():
+        with temporary_files_removed_on_signals():
             return run_fix(
                 verified,
                 diff=args.diff,
@@ -933,51 +937,10 @@ def _write(
             raise UsageError(f"cannot write the report to {where}: {exc.strerror}") from None
         return
     try:
-        with _temporary_files_removed_on_signals():
+        with temporary_files_removed_on_signals():
             _replace_file(Path(target), (piece.encode("utf-8") for piece in output))
     except OSError as exc:
         raise UsageError(f"cannot write {target}: {exc.strerror}") from None
-
-
-#: The signals that end a run after it cleans up (Ctrl-C, kill, a closed terminal).
-_ENDING = tuple(
-    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
-)
-
-
-@contextmanager
-def _temporary_files_removed_on_signals() -> Iterator[None]:
-    """While a report or the files of --fix are written: each of SIGINT, SIGTERM and SIGHUP
-    handled in Python (Ctrl-C's KeyboardInterrupt, :func:`_terminated`) first removes the
-    temporary files (:func:`~citewarden.files.remove_temporary_files`), then does what it
-    did; during a write that must not be cut short (a file overwritten in place), once it
-    is done (:func:`~citewarden.files.hold`).  A second Ctrl-C during the cleanup that
-    followed the first cut it short and left a temporary file beside the report or the
-    .bib for ever; whatever a signal interrupts now, the file is gone."""
-    placed: dict[int, tuple[Any, Any]] = {}
-    for signum in _ENDING:
-        previous = signal.getsignal(signum)
-        if not callable(previous):  # ignored (nohup), or its default (not the main thread)
-            continue
-
-        def removing(signum: int, frame: Any, previous: Callable[..., Any] = previous) -> Any:
-            if hold(signum):  # raised again when the write is done
-                return None
-            remove_temporary_files()
-            return previous(signum, frame)
-
-        removing.__wrapped__ = previous  # type: ignore[attr-defined]
-        try:
-            signal.signal(signum, removing)
-        except ValueError:  # not the main thread (main called from a thread)
-            break
-        placed[signum] = (removing, previous)
-    try:
-        yield
-    finally:
-        for signum, (removing, previous) in placed.items():
-            if signal.getsignal(signum) is removing:  # (as it was: _terminated ignores more)
-                signal.signal(signum, previous)
 
 
 def _replace_file(path: Path, data: Iterable[bytes]) -> None:

@@ -34,7 +34,7 @@ from citewarden.addref.insert import (
 )
 from citewarden.addref.lookup import Ambiguous, describe, identifier_lookup
 from citewarden.addref.present import Present, record_ids
-from citewarden.files import read_regular
+from citewarden.files import read_regular, temporary_files_removed_on_signals
 from citewarden.fix.plan import FixRefused, check_complete
 from citewarden.fix.write import ABSENT, refuse_unwritable, write_atomically, write_target
 from citewarden.model import BibFormat, Entry, ParsedBibliography
@@ -237,9 +237,11 @@ def run_add(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | N
     if not args.dry_run and new != text:
         # through a symbolic link to the file, never replacing it; a new temporary file; a
         # file that did not exist is created, never over one made during the look-up
+        # (a signal removes the temporary file first, and waits for an in-place write's end)
         expected = ABSENT if original is None else original
         try:
-            write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
+            with temporary_files_removed_on_signals():
+                write_atomically(path, new.encode("utf-8"), expected=expected, backup=False)
         except (FixRefused, OSError) as exc:
             return _cannot(err, path, exc, writing=True)
     return _said(said, out, err, "" if args.dry_run or new == text else str(path)) or status

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 #: Default size cap of one input file, in megabytes (setting ``max_file_mb``).
 DEFAULT_MAX_FILE_MB = 50.0
@@ -267,6 +267,48 @@ def hold(signum: int) -> bool:
     if signum not in _held:
         _held.append(signum)
     return True
+
+
+#: The signals that end a run after it cleans up (Ctrl-C, kill, a closed terminal).
+_ENDING = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
+@contextmanager
+def temporary_files_removed_on_signals() -> Iterator[None]:
+    """While a report, the files of ``check --fix`` or the .bib of ``add`` are written: each
+    of SIGINT, SIGTERM and SIGHUP handled in Python (Ctrl-C's KeyboardInterrupt, the CLI's
+    handler of the others) first removes the temporary files
+    (:func:`remove_temporary_files`), then does what it did; during a write that must not
+    be cut short (a file overwritten in place), once it is done (:func:`hold`).  A second
+    Ctrl-C during the cleanup that followed the first cut it short and left a temporary
+    file beside the report or the .bib for ever; whatever a signal interrupts now, the
+    file is gone.  The handler replaced is the new one's ``__wrapped__``."""
+    placed: dict[int, tuple[Any, Any]] = {}
+    for signum in _ENDING:
+        previous = signal.getsignal(signum)
+        if not callable(previous):  # ignored (nohup), or its default (not the main thread)
+            continue
+
+        def removing(signum: int, frame: Any, previous: Callable[..., Any] = previous) -> Any:
+            if hold(signum):  # raised again when the write is done
+                return None
+            remove_temporary_files()
+            return previous(signum, frame)
+
+        removing.__wrapped__ = previous  # type: ignore[attr-defined]
+        try:
+            signal.signal(signum, removing)
+        except ValueError:  # not the main thread (main called from a thread)
+            break
+        placed[signum] = (removing, previous)
+    try:
+        yield
+    finally:
+        for signum, (removing, previous) in placed.items():
+            if signal.getsignal(signum) is removing:  # (as it was: a handler may ignore more)
+                signal.signal(signum, previous)
 
 
 def write_new_regular(path: Path, data: bytes) -> None:
