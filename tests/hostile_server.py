@@ -40,7 +40,7 @@ CROSSREF_DOI = "10.1371/journal.pone.0033693"
 class Behaviour:
     #: ok | missing (404) | trickle | endless | huge | redirect | 429 | 503 | slow | raw |
     #: stall (the request read, never an answer: a source that stopped answering) |
-    #: flaky (the first of every ``every`` requests on the path 503, the others ok)
+    #: flaky (the first of every ``every`` requests on the path ``fails_with``, the others ok)
     mode: str
     body: bytes = CROSSREF_BODY
     content_type: str = "application/json"
@@ -52,6 +52,7 @@ class Behaviour:
     delay: float = 0.2  # slow: seconds the answer is held back
     headers: dict[str, str] = field(default_factory=dict)  # slow: extra response headers
     every: int = 2  # flaky: the first of every ``every`` requests fails
+    fails_with: int = 503  # flaky: the status of those (with Retry-After: 0)
 
 
 @dataclass
@@ -149,7 +150,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._plain(429, b"", headers={"Retry-After": b.retry_after})
             elif b.mode == "flaky":
                 if len(st.seen(parts.path)) % b.every == 1 % b.every:
-                    self._plain(503, b"", headers={"Retry-After": "0"})
+                    self._plain(b.fails_with, b"", headers={"Retry-After": "0"})
                 else:
                     self._plain(200, b.body, b.content_type)
             elif b.mode == "503":

@@ -242,12 +242,13 @@ async def test_a_probe_that_fails_leaves_the_source_cut_off(hostile: HostileServ
 # -- (d) waiting in a queue is charged to the entry's budget ----------------------------------
 
 
-async def test_waiting_for_a_retry_is_charged_to_the_entry_budget(
+async def test_waiting_for_a_retry_is_charged_once_the_source_failed(
     hostile: HostileServer,
 ) -> None:
     """Five entries' requests to a lane allowing 2 requests per second, every answer a 503
-    with Retry-After: 0: each retry waits for the lane behind the others' requests, and
-    that wait is the entry's (before, every request was sent 3 times: 15 requests, 7 s)."""
+    with Retry-After: 0: once the first request has failed, each retry's wait for the lane
+    behind the others' requests is the entry's (before, every request was sent 3 times:
+    15 requests, 7 s)."""
     hostile.route(WORK, Behaviour("503", retry_after="0"))
     http = fast_http(
         timeout=1.0,
@@ -263,10 +264,33 @@ async def test_waiting_for_a_retry_is_charged_to_the_entry_budget(
     await http.aclose()
     reasons = [o.reason for o in outcomes if isinstance(o, Failure)]
     assert len(reasons) == 5
-    # each ends when its budget is used up, or would be before the lane lets it send again
+    # the first ends with its last 503; the others when their budget is used up, or would
+    # be before the lane lets them send again
     budget = ("entry time budget of 1 s used up", "rate limited: the source asks for one")
-    assert all(r.startswith(budget) for r in reasons), reasons
-    assert len(hostile.seen(WORK)) < 10
+    assert sum(r.startswith(budget) for r in reasons) >= 4, reasons
+    assert len(hostile.seen(WORK)) < 15
+
+
+async def test_a_retry_behind_a_long_queue_of_a_source_that_answers_is_not_charged(
+    hostile: HostileServer,
+) -> None:
+    """A source answering the first of every two requests 429 with Retry-After: 0 (as a
+    busy service does now and then) behind a lane of 4 requests a second: each retry waits
+    behind the other entries' requests, and that wait says nothing of the source, so no
+    entry's budget is spent on it (charged, entries ended unverified with their budget
+    used up: 6 of 603 in HALLMARK dev with 15 % of the answers 429)."""
+    hostile.route(WORK, Behaviour("flaky", every=2, fails_with=429))
+    http = fast_http(timeout=2.0, limits={"crossref": Limit(4.0, 1, 1)})
+
+    async def one() -> Reply | Failure:
+        with entry_budget(2.0):
+            return await http.get(hostile.url + WORK, lane="crossref")
+
+    outcomes = await asyncio.gather(*(one() for _ in range(12)))
+    await http.aclose()
+    reasons = [o.reason for o in outcomes if isinstance(o, Failure)]
+    assert not any(r.startswith("entry time budget") for r in reasons), reasons
+    assert sum(isinstance(o, Reply) and o.status == 200 for o in outcomes) >= 10
 
 
 async def test_waiting_in_the_queue_of_a_failing_source_is_charged(

@@ -13,9 +13,10 @@
 * Every request is bounded (:mod:`citewarden.verify.transport`): a total deadline per attempt
   (``timeout``), a body cap (:data:`MAX_BODY`), redirects only to the source's own hosts and
   never with keys to another origin; inside :func:`entry_budget` all requests made for one
-  entry share a time budget (time on the wire plus retry waits, a retry's wait for its
-  turn included; a first attempt's wait for its turn counts only while the service's last
-  request failed), and a deadline or body-cap failure is not retried.
+  entry share a time budget (time on the wire plus retry waits; a wait for its turn, a
+  retry's too, counts only while the service's last request failed: a retry after a 429
+  that waits behind a long queue says nothing of the source), and a deadline or body-cap
+  failure is not retried.
 * A service that failed 5 requests in a row is not asked for a while
   (:mod:`citewarden.verify.breaker`).
 * With ``shared_dir`` (a directory under the cache) lane spacing, host pauses, advertised
@@ -494,13 +495,11 @@ class HttpClient:
                 return self._fail(method, url, self._budget_failure(budget))
             if (slow := self._slow_lane(lane, host, budget)) is not None:
                 return self._fail(method, url, slow)
-            # a retry's wait for its turn is a retry wait, and a wait while the service
-            # fails is spent on it: both are charged to the entry's budget
-            retry = status_attempts + transport_attempts > 0
+            # a wait while the service fails is spent on it: charged to the entry's budget
             queued = asyncio.get_running_loop().time()
             async with contextlib.AsyncExitStack() as held:
                 try:
-                    async with self._turn(service[1], budget, queued, retry) as limit:
+                    async with self._turn(service[1], budget, queued) as limit:
                         await held.enter_async_context(bucket.slot())
                         # this machine's slots: waited for within the request's deadline
                         until = time.monotonic() + (
@@ -608,7 +607,7 @@ class HttpClient:
         budget = current_budget()
         queued = asyncio.get_running_loop().time()
         try:
-            async with self._turn(name, budget, queued, retry=False) as limit:
+            async with self._turn(name, budget, queued) as limit:
                 yield
         except TimeoutError:
             raise BudgetSpent(self._budget_failure(budget).reason) from None
@@ -617,21 +616,17 @@ class HttpClient:
 
     @contextlib.asynccontextmanager
     async def _turn(
-        self, name: str, budget: Budget | None, queued: float, retry: bool
+        self, name: str, budget: Budget | None, queued: float
     ) -> AsyncIterator[asyncio.Timeout]:
-        """The wait of a request for its turn: bounded by its entry's budget when it is a
-        retry's or while service ``name`` fails (:meth:`_charge_waits`); TimeoutError
-        past it."""
+        """The wait of a request for its turn: bounded by its entry's budget while service
+        ``name`` fails (:meth:`_charge_waits`); TimeoutError past it."""
         async with asyncio.timeout(None) as limit:
             if budget is None:
                 yield limit
                 return
             ends = queued + budget.remaining()
-            if retry or name in self._failing:
+            if name in self._failing:
                 limit.reschedule(ends)
-            if retry:  # always charged
-                yield limit
-                return
             waiting = self._waiting.setdefault(name, {})
             waiting[limit] = ends
             try:
