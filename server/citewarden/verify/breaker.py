@@ -7,7 +7,7 @@ One place decides it for the HTTP client (:mod:`citewarden.verify.http`), per se
   failure of the source (5xx after the retries, a timeout, a refused or dropped
   connection, a malformed response), or neither (429 and the client's own limits: the
   rate limiter's business; a deadline the entry's budget cut to less than half the
-  request timeout says nothing, unless the source's last request failed too).
+  request timeout says nothing).
 * After :data:`FAILURES` failures in a row with no answer in between, the service is
   *open*: its requests fail at once with :meth:`Breaker.refusal`'s reason, so the entries
   that needed it are ``unverified`` with that reason (a failed source has said nothing;
@@ -110,11 +110,6 @@ class Breaker:
         if state.probing or self._clock() - state.opened < self.cooldown:
             return self._failure(key[1], state)
         return None
-
-    def failing(self, key: tuple[str, str]) -> bool:
-        """Whether the last request to service ``key`` that said anything failed."""
-        state = self._states.get(key)
-        return state is not None and state.failures > 0
 
     def admit(self, key: tuple[str, str]) -> tuple[Failure | None, bool]:
         """As :meth:`refusal`, just before the request is sent: (refusal, whether the

@@ -269,7 +269,6 @@ def build_verifier(
     verifier = Verifier(sources, settings.verify)
     verifier.abstracts = abstracts
     verifier.notices = notices
-    verifier.http = http  # a wait for a failing source's slot is charged to the entry
     verifier._closers.append(http.aclose)
     if cache is not None:
         verifier._closers.append(cache.close)

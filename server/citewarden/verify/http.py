@@ -13,10 +13,8 @@
 * Every request is bounded (:mod:`citewarden.verify.transport`): a total deadline per attempt
   (``timeout``), a body cap (:data:`MAX_BODY`), redirects only to the source's own hosts and
   never with keys to another origin; inside :func:`entry_budget` all requests made for one
-  entry share a time budget (time on the wire plus retry waits; a wait for its turn, a
-  retry's too, counts only while the service's last request failed: a retry after a 429
-  that waits behind a long queue says nothing of the source), and a deadline or body-cap
-  failure is not retried.
+  entry share a time budget (time on the wire plus retry waits; waiting for a politeness
+  slot does not count), and a deadline or body-cap failure is not retried.
 * A service that failed 5 requests in a row is not asked for a while
   (:mod:`citewarden.verify.breaker`).
 * With ``shared_dir`` (a directory under the cache) lane spacing, host pauses, advertised
@@ -39,7 +37,7 @@ import contextlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -159,10 +157,6 @@ class RetryPolicy:
         return float(min(self.backoff_cap, self.backoff_base * (2**attempt)))
 
 
-class BudgetSpent(Exception):
-    """The entry's budget ended while it waited for its turn (the reason in ``args[0]``)."""
-
-
 @dataclass
 class _Call:
     """One request as the breaker sees it: its service, what its attempts said of the
@@ -237,11 +231,6 @@ class HttpClient:
         #: headers), held by all the service's lanes on that host together.
         self._host_gates: dict[tuple[str, str], TokenBucket] = {}
         self.breaker = breaker or Breaker(clock=clock)
-        #: service name -> the look-ups and requests of an entry waiting for their turn,
-        #: each with the loop time at which its entry's budget ends (:meth:`_charge_waits`).
-        self._waiting: dict[str, dict[asyncio.Timeout, float]] = {}
-        #: The services whose waits are being charged (their last request failed).
-        self._failing: set[str] = set()
         self.stats = HttpStats()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -434,25 +423,6 @@ class HttpClient:
         finally:
             if call.key is not None:
                 self.breaker.record(call.key, call.kind, call.reason, probe=call.probe)
-                self._charge_waits(call.key)
-
-    def _charge_waits(self, service: tuple[str, str]) -> None:
-        """While ``service`` fails, waiting for its turn is charged to the entry's budget:
-        each waiting request stops waiting when its entry's budget ends (and when the
-        service answers again, the wait is free once more)."""
-        failing = self.breaker.failing(service)
-        name = service[1]
-        if failing == (name in self._failing):
-            return
-        if failing:
-            self._failing.add(name)
-        else:
-            self._failing.discard(name)
-        for limit, ends in self._waiting.get(name, {}).items():
-            if failing and limit.when() is None:
-                limit.reschedule(ends)
-            elif not failing and not limit.expired():
-                limit.reschedule(None)
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
@@ -495,28 +465,23 @@ class HttpClient:
                 return self._fail(method, url, self._budget_failure(budget))
             if (slow := self._slow_lane(lane, host, budget)) is not None:
                 return self._fail(method, url, slow)
-            # a wait while the service fails is spent on it: charged to the entry's budget
-            queued = asyncio.get_running_loop().time()
             async with contextlib.AsyncExitStack() as held:
+                await held.enter_async_context(bucket.slot())
+                # this machine's slots: waited for within the request's deadline
+                until = time.monotonic() + (
+                    budget.remaining() if budget is not None else self.timeout
+                )
                 try:
-                    async with self._turn(service[1], budget, queued) as limit:
-                        await held.enter_async_context(bucket.slot())
-                        # this machine's slots: waited for within the request's deadline
-                        until = time.monotonic() + (
-                            budget.remaining() if budget is not None else self.timeout
-                        )
-                        await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
-                        await self._acquire(lane, host, self._wait_limit(budget))
-                        # looked up once the lane lets the request go: the host may have
-                        # advertised its limits while the request waited
-                        gate = self.host_gate(host, lane)
-                        if gate is not None:
-                            await held.enter_async_context(gate.slot())
-                            name = f"service-{family_of(lane)}"
-                            await self._hold(held, host, name, gate.concurrency, until)
-                            await gate.acquire(self._wait_limit(budget))
-                except TimeoutError:
-                    return self._fail(method, url, self._budget_failure(budget, call.reason))
+                    await self._hold(held, host, f"lane-{lane}", bucket.concurrency, until)
+                    await self._acquire(lane, host, self._wait_limit(budget))
+                    # looked up once the lane lets the request go: the host may have
+                    # advertised its limits while the request waited
+                    gate = self.host_gate(host, lane)
+                    if gate is not None:
+                        await held.enter_async_context(gate.slot())
+                        name = f"service-{family_of(lane)}"
+                        await self._hold(held, host, name, gate.concurrency, until)
+                        await gate.acquire(self._wait_limit(budget))
                 except SlotTimeout as exc:
                     why = f"no free request slot for {host} within {exc.waited:.1f} s"
                     return self._fail(method, url, Failure(f"{why} (other requests hold it)"))
@@ -525,10 +490,6 @@ class HttpClient:
                     if exc.interval is not None:
                         why = _per_request(exc.interval)
                     return self._fail(method, url, Failure(why, 429))
-                if budget is not None and limit.when() is not None:
-                    budget.spent += asyncio.get_running_loop().time() - queued
-                    if budget.remaining() <= 0:
-                        return self._fail(method, url, self._budget_failure(budget, call.reason))
                 if not call.probe:  # the service may have stopped answering meanwhile
                     refused, call.probe = self.breaker.admit(service)
                     if refused is not None:
@@ -550,10 +511,7 @@ class HttpClient:
                     redirect_hosts=self.redirect_hosts,
                     safe_url=self._safe,
                 )
-                # a deadline the budget cut short says nothing, but of a source that failed
-                # already it is one more failure in a row
-                short = deadline < self.timeout / 2 and not self.breaker.failing(service)
-                kind = judge(outcome, cut_short=short)
+                kind = judge(outcome, cut_short=deadline < self.timeout / 2)
                 if kind is not Kind.NEITHER:
                     call.kind, call.reason = kind, _said(outcome)
                 if budget is not None:
@@ -598,41 +556,6 @@ class HttpClient:
             self.stats.retries += 1
             log.info("%s %s -> %s, retrying in %.1f s", method, outcome.url, outcome.status, wait)
             await self._sleep(wait)
-
-    @contextlib.asynccontextmanager
-    async def turn(self, name: str) -> AsyncIterator[None]:
-        """A wait for a turn at service ``name`` outside the client (a source's cap on
-        look-ups in flight), charged to the entry's budget while the service fails, as a
-        request's wait for its lane is; :class:`BudgetSpent` past the budget."""
-        budget = current_budget()
-        queued = asyncio.get_running_loop().time()
-        try:
-            async with self._turn(name, budget, queued) as limit:
-                yield
-        except TimeoutError:
-            raise BudgetSpent(self._budget_failure(budget).reason) from None
-        if budget is not None and limit.when() is not None:
-            budget.spent += asyncio.get_running_loop().time() - queued
-
-    @contextlib.asynccontextmanager
-    async def _turn(
-        self, name: str, budget: Budget | None, queued: float
-    ) -> AsyncIterator[asyncio.Timeout]:
-        """The wait of a request for its turn: bounded by its entry's budget while service
-        ``name`` fails (:meth:`_charge_waits`); TimeoutError past it."""
-        async with asyncio.timeout(None) as limit:
-            if budget is None:
-                yield limit
-                return
-            ends = queued + budget.remaining()
-            if name in self._failing:
-                limit.reschedule(ends)
-            waiting = self._waiting.setdefault(name, {})
-            waiting[limit] = ends
-            try:
-                yield limit
-            finally:
-                waiting.pop(limit, None)
 
     def _is_anonymous(self, url: str) -> bool:
         """Whether ``url`` is at an address sent no contact address (see ``anonymous``)."""

@@ -5,7 +5,6 @@ planned ahead (:mod:`citewarden.verify.plan`), look-ups batched with other entri
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import logging
 from collections.abc import Callable, Sequence
@@ -17,7 +16,7 @@ from citewarden.verify.base import Source
 from citewarden.verify.batch_split import too_large
 from citewarden.verify.coalesce import Coalescer
 from citewarden.verify.evidence import Evidence
-from citewarden.verify.http import ENTRY_BUDGET_FACTOR, BudgetSpent, HttpClient
+from citewarden.verify.http import ENTRY_BUDGET_FACTOR
 from citewarden.verify.plan import Ahead
 from citewarden.verify.records import Lookup, Outcome
 from citewarden.verify.urgency import PrioritySlots, is_urgent
@@ -64,9 +63,6 @@ class SourceCalls:
         self._ahead = Ahead(self._slot, entry_seconds(self.settings))
         self._coalescer = Coalescer(entry_seconds(self.settings), slot=self._slot)
         self._closers: list[Callable[[], Any]] = []
-        #: The sources' HTTP client: a wait for a source's slot while the source fails is
-        #: charged to the entry's budget (:meth:`HttpClient.turn`); None: never charged.
-        self.http: HttpClient | None = None
         #: What the user should be told once about this verifier (a rebuilt or missing cache).
         self.notices: list[str] = []
 
@@ -114,18 +110,10 @@ class SourceCalls:
                 early = await self._coalescer.ask(source, name, method, args[0])
             if early is not None and not too_large(early):
                 return early
-        slot = self._slot(name)
-        try:
-            async with self.http.turn(name) if self.http else contextlib.nullcontext():
-                await slot.__aenter__()
-        except BudgetSpent as spent:
-            return Lookup.failed(name, str(spent))
-        try:
+        async with self._slot(name):
             _check_cancel()
             lookup: Lookup = await getattr(source, method)(*args)
             return lookup
-        finally:
-            await slot.__aexit__()
 
     async def _at_hand(self, name: str, method: str, arg: str) -> Lookup | None:
         """The answer of a look-up that needs no request of its own: brought by a batch of
