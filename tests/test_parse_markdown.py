@@ -637,10 +637,11 @@ def test_unclosed_math_shortcodes_and_code_spans_are_read_in_one_pass(
     """A paragraph of a megabyte of what opens and never closes: each opener's search for
     its closer went on from where the last one stopped, where it read the rest of the
     paragraph again (``$x `` repeated: 11.5 s for 48 kB, about half an hour for these).
-    The bound is generous: the reading takes well under a second."""
+    The bound is generous (the slowest, tick runs, takes 12 s of CPU on a slow machine):
+    it tells one pass from a pass per opener."""
     t0 = time.process_time()
     doc = parse_markdown(P, text)
-    assert time.process_time() - t0 < 5
+    assert time.process_time() - t0 < 60
     assert [c.key for c in doc.citations] == keys
 
 

@@ -47,6 +47,7 @@ def _index(root: Path) -> Session:
     session.roots_to_config()
     work = session.project.fork()
     work.add_folder(root)
+    session.indexed_all.set()  # every file read, as indexing ends (orphans shown)
     session.cycle.check(work, None, None, None, True)
     session.commit(work)
     return session

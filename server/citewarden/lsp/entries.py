@@ -5,7 +5,6 @@ Field values are decoded from LaTeX lazily, only for the entries being shown.
 
 from __future__ import annotations
 
-from citewarden.context.names import short_authors
 from citewarden.model import Entry
 from citewarden.safe_text import (
     MAX_SHOWN,
@@ -37,6 +36,8 @@ def _text(entry: Entry, *names: str) -> str | None:
 
 def authors_short(entry: Entry) -> str | None:
     """``Doe``, ``Doe and Roe`` or ``Doe et al.`` (:func:`~citewarden.context.names.short_authors`)."""
+    from citewarden.context.names import short_authors  # loaded when first asked
+
     return short_authors(entry) or None
 
 
