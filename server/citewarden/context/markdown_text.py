@@ -363,12 +363,14 @@ _GRID_RULE = re.compile(r"(?:[ \t]{0,3}>)*[ \t]*\+(?:[-=:]+\+)+[ \t]*\r?")
 _GRID_LINE = re.compile(r"(?:[ \t]{0,3}>)*[ \t]*\|")
 
 
-def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
-    """The lines between a grid table's rows, breaks, and where the line breaks inside its
-    rows start (a line's end, the next line's leading pipe), which are none: a row whose
-    cells span lines is a sentence of its own, as a one-line row is."""
-    rules: list[tuple[int, int]] = []
-    joined: set[int] = set()
+#: One row of a grid table as :func:`_grid_scan` reads it: the rule above it, the lines of
+#: its cells, and whether a rule closes it (the table's last line may be a cell line).
+_Scanned = tuple[tuple[int, int], list[tuple[int, int]], bool]
+
+
+def _grid_scan(masked: str) -> Iterator[_Scanned]:
+    """Every rule of ``masked``'s grid tables in order, each with the row under it (none
+    under a table's last rule, a row of lines up to the table's end if no rule closes it)."""
     at = 0
     while (at := masked.find("+", at)) >= 0:
         line = masked.rfind("\n", 0, at) + 1
@@ -377,22 +379,31 @@ def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
         if not _GRID_RULE.fullmatch(masked, line, end):
             at = end
             continue
-        rules.append((line, end))
-        in_row = False  # whether the line before was a line of the same row
+        rule, lines = (line, end), list[tuple[int, int]]()
         while end < len(masked):
             line, end = end + 1, masked.find("\n", end + 1)
             end = len(masked) if end < 0 else end
-            if _GRID_RULE.fullmatch(masked, line, end):
-                rules.append((line, end))
-                in_row = False
+            if _GRID_RULE.fullmatch(masked, line, end):  # a row's end, the next's rule
+                yield rule, lines, True
+                rule, lines = (line, end), []
             elif _GRID_LINE.match(masked, line):
-                if in_row:
-                    joined.update((line - 1, line))
-                in_row = True
+                lines.append((line, end))
             else:
-                end = line - 1  # the table's last line ends there
+                end = line - 1  # the table ended on the line before
                 break
+        yield rule, lines, False
         at = end
+
+
+def _grid_rows(masked: str) -> tuple[list[tuple[int, int]], set[int]]:
+    """The lines between a grid table's rows, breaks, and where the line breaks inside its
+    rows start (a line's end, the next line's leading pipe), which are none: a row whose
+    cells span lines is a sentence of its own, as a one-line row is."""
+    rules: list[tuple[int, int]] = []
+    joined: set[int] = set()
+    for rule, lines, _ in _grid_scan(masked):
+        rules.append(rule)
+        joined.update(i for line, _ in lines[1:] for i in (line - 1, line))
     return rules, joined
 
 
@@ -407,27 +418,9 @@ def grid_cells(masked: str) -> list[GridRow]:
     turn (``| deep | trained |`` over ``| nets | on cats |`` reads ``deep nets trained on
     cats``); a cell spanning columns (no ``|`` under a ``+`` of the rule above) is one."""
     rows: list[GridRow] = []
-    at = 0
-    while (at := masked.find("+", at)) >= 0:
-        line = masked.rfind("\n", 0, at) + 1
-        end = masked.find("\n", at)
-        end = len(masked) if end < 0 else end
-        if not _GRID_RULE.fullmatch(masked, line, end):
-            at = end
-            continue
-        rule = masked[line:end].rstrip(" \t\r")
-        lines: list[tuple[int, int]] = []
-        while end < len(masked):
-            line, end = end + 1, masked.find("\n", end + 1)
-            end = len(masked) if end < 0 else end
-            if _GRID_RULE.fullmatch(masked, line, end):  # a row's end, the next's rule
-                rows += _grid_row(masked, rule, lines) if len(lines) > 1 else []
-                rule, lines = masked[line:end].rstrip(" \t\r"), []
-            elif _GRID_LINE.match(masked, line):
-                lines.append((line, end))
-            else:
-                break  # the table ended on the line before
-        at = end
+    for (start, end), lines, closed in _grid_scan(masked):
+        if closed and len(lines) > 1:
+            rows += _grid_row(masked, masked[start:end].rstrip(" \t\r"), lines)
     return rows
 
 
