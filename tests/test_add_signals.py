@@ -7,15 +7,14 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import replay as replay_fixtures
 from citewarden.verify.config import URL_ENV
 from cli_process import run_citewarden
 from replay import ReplayServer
-from test_cli_reports import ROOT, _appears
-from test_fix_signals import _SLOW_FIX, FIRST, _left
+from test_cli_reports import _appears
+from test_fix_signals import FIRST, _left, slow_run
 
 replay_server = replay_fixtures.replay_server
 replay = replay_fixtures.replay
@@ -48,21 +47,8 @@ def _added(replay: ReplayServer, tmp_path: Path) -> bytes:
 
 def _adding(replay: ReplayServer, where: Path, stop: str) -> subprocess.Popen[str]:
     """``add 10.21105/joss.01450 --bib refs.bib`` in ``where``, stopping at ``stop``
-    (:data:`~test_fix_signals._SLOW_FIX`)."""
-    return subprocess.Popen(
-        [sys.executable, "-c", _SLOW_FIX, *ADD],
-        cwd=where,
-        env={
-            **os.environ,
-            **_sources(replay, where),
-            "PYTHONPATH": str(ROOT / "server"),
-            "STOP_AT": stop,
-            "WRITES_BEFORE": "0",
-        },
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    (:data:`~test_fix_signals._SLOW_FIX`; add keeps no backup)."""
+    return slow_run(ADD, where, stop, {**_sources(replay, where), "WRITES_BEFORE": "0"})
 
 
 @FIRST

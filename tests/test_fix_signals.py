@@ -96,22 +96,24 @@ def _project(where: Path) -> None:
     (where / "refs.bib").write_bytes(BIB.encode())
 
 
-def _fixing(where: Path, stop: str) -> subprocess.Popen[str]:
-    """``check refs.bib --fix`` in ``where`` (verified offline against recorded records),
-    stopping at ``stop`` (:data:`_SLOW_FIX`)."""
+def slow_run(args: list[str], where: Path, stop: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """``citewarden ARGS`` in ``where`` with ``env`` added to this one's, its writer stopping
+    at ``stop`` (:data:`_SLOW_FIX`)."""
     return subprocess.Popen(
-        [sys.executable, "-c", _SLOW_FIX, "check", "refs.bib", *VERIFY, "--fix"],
+        [sys.executable, "-c", _SLOW_FIX, *args],
         cwd=where,
-        env={
-            **os.environ,
-            "PYTHONPATH": str(ROOT / "server"),
-            "CITEWARDEN_CACHE_DIR": str(where / "cache"),
-            "STOP_AT": stop,
-        },
+        env={**os.environ, "PYTHONPATH": str(ROOT / "server"), "STOP_AT": stop, **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def _fixing(where: Path, stop: str) -> subprocess.Popen[str]:
+    """``check refs.bib --fix`` in ``where`` (verified offline against recorded records),
+    stopping at ``stop``."""
+    args = ["check", "refs.bib", *VERIFY, "--fix"]
+    return slow_run(args, where, stop, {"CITEWARDEN_CACHE_DIR": str(where / "cache")})
 
 
 def _left(where: Path) -> list[str]:
