@@ -18,7 +18,7 @@ every source at the server (:data:`~citewarden.verify.config.URL_ENV`), ``verify
 Before the breaker (:mod:`citewarden.verify.breaker`) and the queue waits charged to the
 entry's budget, the stall check took 100 s and the 503 check 31 s on the bench machine.
 
-Usage: ``python bench/hostile_bench.py [--timeout 5] [--outage]``
+Usage: ``python bench/hostile_bench.py [--timeout 5] [--outage [--outage-timeout 3]]``
 """
 
 from __future__ import annotations
@@ -139,10 +139,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--timeout", type=float, default=5.0, help="verify.timeout (seconds)")
     ap.add_argument("--outage", action="store_true", help="checks with every source dead")
+    ap.add_argument(
+        "--outage-timeout", type=float, default=3.0, help="verify.timeout of --outage (seconds)"
+    )
     a = ap.parse_args(argv)
     if a.outage:
-        outage("stall", 60, 3.0)
-        outage("503", 5, 3.0)
+        outage("stall", 60, a.outage_timeout)
+        outage("503", 5, a.outage_timeout)
         return 0
     print(f"verify.timeout = {a.timeout:g} s; entry budget {3 * a.timeout:g} s; body cap 8 MB")
     for mode in ("trickle", "endless", "huge"):
