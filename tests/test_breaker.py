@@ -262,3 +262,22 @@ async def test_a_retry_behind_a_long_queue_of_a_source_that_answers_is_not_charg
     reasons = [o.reason for o in outcomes if isinstance(o, Failure)]
     assert not any(r.startswith("entry time budget") for r in reasons), reasons
     assert sum(isinstance(o, Reply) and o.status == 200 for o in outcomes) >= 10
+
+
+async def test_a_probe_is_retried_as_any_request_is(hostile: HostileServer) -> None:
+    """The probe of a source cut off meets one 503 (a random fault), then an answer: it is
+    retried as every request is, and the answer closes the breaker."""
+    clock = Clock()
+    http = fast_http(timeout=0.3, breaker=Breaker(cooldown=10.0, clock=clock))
+    hostile.route(WORK, Behaviour("503", retry_after="0"))
+    for _ in range(FAILURES):
+        await http.get(hostile.url + WORK, lane="crossref")
+    clock.now += 11.0
+    hostile.route(WORK, Behaviour("flaky", every=2))
+    hostile.log.clear()  # the probe's first attempt answered 503, its retry 200
+    probe = await http.get(hostile.url + WORK, lane="crossref")
+    assert isinstance(probe, Reply) and probe.status == 200, probe
+    after = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(after, Reply) and after.status == 200, after
+    assert len(hostile.seen(WORK)) == 4  # each: a 503, then 200 on its retry

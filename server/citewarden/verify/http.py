@@ -452,8 +452,10 @@ class HttpClient:
         status_attempts = 0
         transport_attempts = 0
         while True:
-            refused = self.breaker.refusal(service)
-            if refused is not None:  # the service stopped answering: not asked for a while
+            # the service stopped answering: not asked for a while (the probe's own
+            # retries excepted: it is retried as any request is)
+            refused = None if call.probe else self.breaker.refusal(service)
+            if refused is not None:
                 return self._fail(method, url, refused)
             paused = self._paused_for(lane, host)
             if paused > self.retry.max_retry_after:
