@@ -7,6 +7,7 @@ stalls (reads the request, never answers), answers 503, or fails now and then.
 from __future__ import annotations
 
 import asyncio
+import gzip
 
 import pytest
 
@@ -19,8 +20,9 @@ from citewarden.verify.normalize import make_entry
 from citewarden.verify.rate_limit import Limit
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.transport import CUT_SHORT
 from clocks import Clock
-from hostile_server import CROSSREF_DOI, Behaviour, HostileServer, hostile
+from hostile_server import CROSSREF_BODY, CROSSREF_DOI, Behaviour, HostileServer, hostile
 from replay import fast_http
 
 __all__ = ["hostile"]
@@ -72,6 +74,12 @@ def _reasons(verdicts: dict[str, Verdict]) -> list[str]:
         (Failure("entry time budget of 9 s used up"), Kind.NEITHER),
         (Failure("rate limited: the source asks for one request per 3 s"), Kind.NEITHER),
         (Failure("response body over 8 MB", 200), Kind.ANSWERED),
+        # a body cut short or damaged on the way: no answer, whatever its status line said
+        (Failure(CUT_SHORT, 200), Kind.FAILED),
+        (
+            Failure("malformed response: a body that is not the gzip it says it is", 200),
+            Kind.FAILED,
+        ),
     ],
 )
 def test_what_an_outcome_says_of_its_source(outcome: Reply | Failure, kind: Kind) -> None:
@@ -281,3 +289,24 @@ async def test_a_probe_is_retried_as_any_request_is(hostile: HostileServer) -> N
     await http.aclose()
     assert isinstance(after, Reply) and after.status == 200, after
     assert len(hostile.seen(WORK)) == 4  # each: a 503, then 200 on its retry
+
+
+async def test_a_source_whose_bodies_come_cut_short_is_cut_off(hostile: HostileServer) -> None:
+    """Every answer's compressed body ends part way (the connection closed under it): the
+    source said nothing, as one that drops the connection before the status line."""
+    whole = gzip.compress(CROSSREF_BODY)
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+        b"Connection: close\r\n\r\n"
+    )
+    hostile.route(WORK, Behaviour("raw", body=head + whole[: len(whole) // 2]))
+    http = fast_http(timeout=1.0)
+    for _ in range(FAILURES):
+        failed = await http.get(hostile.url + WORK, lane="crossref")
+        assert isinstance(failed, Failure) and failed.reason == CUT_SHORT, failed
+    asked = len(hostile.seen(WORK))
+    refused = await http.get(hostile.url + WORK, lane="crossref")
+    await http.aclose()
+    assert isinstance(refused, Failure), refused
+    assert refused.reason.startswith("crossref stopped answering"), refused
+    assert len(hostile.seen(WORK)) == asked

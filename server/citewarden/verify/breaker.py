@@ -43,6 +43,9 @@ _SOURCE_FAILURES = (
     "network error",
     CUT_SHORT,
 )
+#: Of those, a body cut short or damaged on the way, which comes with its status line's
+#: status (200): no answer either.
+_BROKEN_BODIES = ("malformed response", CUT_SHORT)
 
 
 class Kind(Enum):
@@ -61,6 +64,8 @@ def judge(outcome: Reply | Failure, *, cut_short: bool = False) -> Kind:
     status = outcome.status
     if status == 429:
         return Kind.NEITHER
+    if isinstance(outcome, Failure) and outcome.reason.startswith(_BROKEN_BODIES):
+        return Kind.FAILED  # (its status line came whole; the answer did not)
     if status is not None:
         return Kind.FAILED if 500 <= status <= 599 else Kind.ANSWERED
     assert isinstance(outcome, Failure)  # a reply always has a status
