@@ -273,6 +273,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begingroup\\global\\let\\footcite\\relax\\endgroup\\footcite{nokey3}\\nocite{k4}\n",
         {"ch.tex": "\\cite{nokey4}\n"},
     ),
+    # ... by a file read in a group of a file that names no citation command itself: to
+    # the end of that group
+    "citation commands silenced by a file read in a group": (
+        "",
+        "",
+        "{\\input{quiet}}\\input{ch}\n",
+        {"quiet.tex": "\\renewcommand\\cite[1]{}\n", "ch.tex": "\\cite{k1}\\cite{nokey}\n"},
+    ),
     # ... in a hook LaTeX runs at the body's start: there, whatever its braces
     "citation commands silenced in a hook": (
         "",

@@ -985,8 +985,10 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # biblatex warns of \\cite{*}: the citation of '*' is kept
     if doc.macro_keys and not {n for n, _ in context.text_macros}.isdisjoint(doc.macro_keys):
         return True  # a key written with a macro another file defines
-    if any(name in text for name, _, _ in context.silenced):
-        return True  # a citation command another file redefines to write nothing
+    if any(name in text or link >= 0 for name, link, _ in context.silenced):
+        # a citation command another file redefines to write nothing, or one a file its
+        # include links read does: a group of it holding the link ends the redefinition
+        return True
     if context.jurabib and not doc.jurabib and "citefield" in text:
         return True  # jurabib's \\citefield names the field first
     if any(f"nocite{suffix}" in text for suffix in context.newcites):
