@@ -1338,3 +1338,48 @@ def test_an_old_backup_that_holds_bytes_is_never_taken_again(tmp_path: Path) -> 
     backup = apply_plan(plan_file(path, {"k": {"year": "2002"}}))
     assert backup is not None and backup.name == "refs.bib.orig.1"
     assert kept.read_bytes() == b"\n"
+
+
+def test_a_fifo_put_in_place_of_a_hard_linked_file_is_not_waited_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A .bib with a second hard link is overwritten in place; a FIFO put in its place after
+    its content was checked (another process, just then) is refused, where opening it
+    waited for a reader for ever, Ctrl-C held until the write's end."""
+    import threading
+
+    path = tmp_path / "refs.bib"
+    old = b"@misc{k, year = {2001}}\n"
+    path.write_bytes(old)
+    os.link(path, tmp_path / "linked.bib")
+    real = write._now_in
+    calls: list[Path] = []
+
+    def racing(given: Path, target: Path, expected: bytes | None) -> bytes | None:
+        found = real(given, target, expected)
+        calls.append(target)
+        if len(calls) == 2:  # the check just before the write: it held the old text
+            target.unlink()
+            os.mkfifo(target)
+        return found
+
+    monkeypatch.setattr(write, "_now_in", racing)
+    outcome: list[BaseException | None] = []
+
+    def fix() -> None:
+        try:
+            write_atomically(path, b"@misc{k, year = {2002}}\n", expected=old, backup=False)
+            outcome.append(None)
+        except BaseException as exc:
+            outcome.append(exc)
+
+    writer = threading.Thread(target=fix, daemon=True)
+    writer.start()
+    writer.join(10)
+    if writer.is_alive():  # waiting for a reader: one comes, and the write goes on
+        os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(10)
+    assert outcome and isinstance(outcome[0], FixRefused), outcome
+    assert "named pipe" in outcome[0].reason
+    assert (tmp_path / "linked.bib").read_bytes() == old
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -159,7 +159,7 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
     with signals_held():
         if copy.read_bytes() != data:
             raise FixRefused(target, "the temporary copy does not hold the new text; not written")
-        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = _open_in_place(target)
         try:
             _write_all(fd, data)
             os.ftruncate(fd, len(data))
@@ -168,6 +168,34 @@ def _write_in_place(target: Path, data: bytes, copy: Path) -> None:
             os.close(fd)
         copy.unlink()
         forget_temporary(copy)
+
+
+#: What the in-place write finds put in the file's place since it was read, as it is said.
+_NOT_REGULAR = "{}, not a regular file; not written"
+
+
+def _open_in_place(target: Path) -> int:
+    """``target`` open for writing, never waited on: a FIFO or a device another process put
+    in its place since it was read is refused (:class:`FixRefused`), where opening a FIFO
+    waited for a reader for ever, with Ctrl-C held for the write."""
+    nonblocking = getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(target, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0) | nonblocking)
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:  # (a FIFO no one reads)
+            raise
+        raise FixRefused(target, _NOT_REGULAR.format("a named pipe (FIFO)")) from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        try:
+            refuse_special(target, mode)
+        except NotRegularFile as exc:
+            kind = (exc.strerror or "").split(", not a regular file", 1)[0]
+            raise FixRefused(target, _NOT_REGULAR.format(kind)) from None
+    if nonblocking:
+        os.set_blocking(fd, True)
+    return fd
 
 
 def backup_path_for(path: Path, original: bytes, now: float | None = None) -> tuple[Path, bool]:
