@@ -6,6 +6,7 @@ parser must report exactly those keys, in order, with exactly those spans.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -947,3 +948,22 @@ def test_keys_written_with_a_list_macro_are_bounded_by_the_text() -> None:
     doc = parse_latex(P, text)
     assert [c.key for c in doc.citations[:120]] == keys.split(",")
     assert len(doc.citations) <= len(text)
+
+
+@pytest.mark.parametrize(
+    "opened",
+    [
+        "\\begin{Verbatim}[commandchars=\\\\\\{\\}]\n" * 100_000,
+        "\\fvset{commandchars=\\\\\\{\\}}\n" + "\\begin{Verbatim}\n" * 200_000,
+    ],
+    ids=["options", "fvset"],
+)
+def test_unclosed_commandchars_verbatim_is_read_in_one_pass(opened: str) -> None:
+    """Megabytes of fancyvrb environments reading commands that never end: each one's
+    search for its ``\\end`` read the rest of the text again (1 MB of them: 5.4 s; these:
+    half a minute to five minutes).  The bound is generous: the reading takes a second."""
+    text = "\\cite{k}\n" + opened
+    t0 = time.process_time()
+    doc = parse_latex(P, text)
+    assert time.process_time() - t0 < 20
+    assert [c.key for c in doc.citations] == ["k"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from citewarden.parsing.latex_static import in_comment
+from citewarden.parsing.latex_static import in_comment, line_end
 
 #: fancyvrb's environments that take ``commandchars``
 _FANCYVRB = frozenset({"Verbatim", "BVerbatim", "LVerbatim"})
@@ -67,6 +67,9 @@ def command_bodies(
     defined = defined or {}
     found: dict[int, tuple[int, int, str]] = {}
     fvset = next((m for m in _FVSET.finditer(text) if not in_comment(text, m.start())), None)
+    #: per environment: where its ``\\end`` was last looked for and where it stands (-1:
+    #: nowhere after), so many ``\\begin`` with no ``\\end`` read the text once
+    ends: dict[str, tuple[int, int]] = {}
     for m in _BEGIN.finditer(text):
         name = m.group(1)
         if name.rstrip("*") not in _FANCYVRB and name not in defined:
@@ -84,9 +87,11 @@ def command_bodies(
         if not chars or in_comment(text, m.start()):
             continue
         # the verbatim text starts on the next line: fancyvrb passes over the rest of this one
-        line_end = text.find("\n", options.end() if options is not None else m.end())
-        body = len(text) if line_end < 0 else line_end + 1
-        end = text.find("\\end{" + name + "}", body)
+        body = min(line_end(text, options.end() if options is not None else m.end()) + 1, len(text))
+        since, end = ends.get(name, (len(text) + 1, -1))
+        if since > body or 0 <= end < body:
+            end = text.find("\\end{" + name + "}", body)
+            ends[name] = (body, end)
         found[m.start()] = (body, len(text) if end < 0 else end, chars)
     return found
 
