@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from citewarden.verify.http import Failure, Reply, RetryPolicy, entry_budget
+from citewarden.verify.http import Failure, Reply, RetryPolicy, _per_request, entry_budget
 from citewarden.verify.rate_limit import Limit, TokenBucket
 from replay import fast_http
 
@@ -120,3 +120,18 @@ async def test_a_rate_of_several_requests_a_second_is_said_as_such(public_pool: 
     assert isinstance(first, Reply) and first.status == 404
     assert isinstance(second, Failure)
     assert second.reason == "rate limited: the source allows 3 requests a second"
+
+
+@pytest.mark.parametrize(
+    ("interval", "said"),
+    [
+        (1 / 3, "allows 3 requests a second"),
+        (0.8, "allows 1.25 requests a second"),  # was "1 requests a second"
+        (0.1, "allows 10 requests a second"),
+        (1.0, "asks for one request per 1 s"),
+        (1.5, "asks for one request per 1.5 s"),  # was "per 2 s"
+        (60.0, "asks for one request per 60 s"),
+    ],
+)
+def test_a_rate_is_said_as_the_source_set_it(interval: float, said: str) -> None:
+    assert _per_request(interval) == f"rate limited: the source {said}"

@@ -620,8 +620,8 @@ def _per_request(interval: float) -> str:
     """Why a request is not sent: its source's rate puts the next one ``interval`` away
     (a rate of several a second said as such, not as one request per 0 s)."""
     if interval < 0.95:
-        return f"rate limited: the source allows {round(1 / interval)} requests a second"
-    return f"rate limited: the source asks for one request per {interval:.0f} s"
+        return f"rate limited: the source allows {round(1 / interval, 2):g} requests a second"
+    return f"rate limited: the source asks for one request per {round(interval, 1):g} s"
 
 
 def _wait(seconds: float) -> str:
