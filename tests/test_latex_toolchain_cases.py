@@ -301,6 +301,16 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
             "undo.tex": "\\let\\cite\\parencite\n",
         },
     ),
+    # ... past verbatim material, whose braces and conditionals TeX does not read
+    "citation commands silenced past verbatim material": (
+        "",
+        "",
+        "{\\renewcommand\\cite[1]{}\\verb|}|\\cite{nokey}}\\cite{k1}\n"
+        "{\\renewcommand\\parencite[1]{}\n\\begin{verbatim}\n}\n\\end{verbatim}\n"
+        "\\parencite{nokey2}}\\parencite{k2}\n"
+        "\\verb|\\iffalse|\\renewcommand\\footcite[1]{}\\footcite{nokey3}\\nocite{k3}\n",
+        {},
+    ),
     # TeX reads ^^5c as a backslash
     "commands written with a caret notation": (
         "",

@@ -967,3 +967,23 @@ def test_unclosed_commandchars_verbatim_is_read_in_one_pass(opened: str) -> None
     doc = parse_latex(P, text)
     assert time.process_time() - t0 < 20
     assert [c.key for c in doc.citations] == ["k"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "{\\renewcommand\\cite[1]{}\\verb|}|\\cite{nokey}}\\cite{⟦k1⟧}",
+        "{\\renewcommand\\cite[1]{}\n\\begin{verbatim}\n}\n\\end{verbatim}\n\\cite{nokey}}\\cite{⟦k1⟧}",
+        "\\cite{⟦k1⟧}\\verb|\\iffalse|\\renewcommand\\cite[1]{}\\cite{nokey}",
+        "\\begin{lstlisting}[language=C]\nif (x) {\n\\end{lstlisting}\n"
+        "\\renewcommand\\cite[1]{}\\input{ch}",
+    ],
+    ids=["verb brace", "verbatim brace", "verb conditional", "listing brace"],
+)
+def test_verbatim_material_opens_no_group_for_a_silenced_citation_command(text: str) -> None:
+    """A brace or a conditional in ``\\verb`` or a verbatim environment is no group: a
+    citation command silenced around or after it stays so to the end of its real group (as
+    LaTeX runs it), where the brace closed the group or the conditional hid the silencing."""
+    keys_and_spans(text)
+    if "\\input" in text:  # the file it includes starts with the command silenced
+        assert parse_latex(P, text).silenced == (("cite", 0, True, True),)

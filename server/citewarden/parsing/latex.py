@@ -699,6 +699,7 @@ def parse_latex(
                 pos = arg[2]
         elif role in _CODE:
             pos = _past_code(text, role, pos)
+            silencing.passed(start, pos)  # "\\verb|{|" opens no group
         elif role == _REFSECTION:
             if not refsections_read:
                 refsections_read = True
@@ -722,7 +723,10 @@ def parse_latex(
                 listed := verbatim_options(text, pos)
             ):
                 pos, verbatim_body = listed[0], (listed[1], end)  # its options are read
+                silencing.passed(start, end)
             else:
+                if end > pos:
+                    silencing.passed(start, end)  # verbatim: its braces open no group
                 pos = end
         elif role == _PRINT_ALL:
             nocite_all = True

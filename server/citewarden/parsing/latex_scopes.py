@@ -9,9 +9,10 @@ so do the braces of ``\\AtBeginDocument``, ``\\AtEndPreamble`` and ``\\AfterEndP
 whose text LaTeX runs at the body's start.  One inside a conditional is not read (which
 branch TeX takes may not be known).
 
-The text is scanned once, up to the last offset asked; a closer with no opener of its kind
-in the innermost brace group (as in a definition's body) is passed over, and at most
-:data:`MAX_DEPTH` groups are remembered.
+The text is scanned once, up to the last offset asked, but the verbatim material its reader
+passes over (``\\verb|{|``, a verbatim environment: no group, no conditional there); a
+closer with no opener of its kind in the innermost brace group (as in a definition's body)
+is passed over, and at most :data:`MAX_DEPTH` groups are remembered.
 """
 
 from __future__ import annotations
@@ -50,11 +51,26 @@ def is_global(text: str, start: int) -> bool:
 class SilencedScopes:
     """The names silenced at offsets of a text asked in increasing order."""
 
-    __slots__ = ("_deep", "_hooks", "_ifs", "_pos", "_saved", "_text", "current")
+    __slots__ = (
+        "_deep",
+        "_hooks",
+        "_ifs",
+        "_passed",
+        "_pos",
+        "_region",
+        "_saved",
+        "_text",
+        "current",
+    )
 
-    def __init__(self, text: str, start: set[str]) -> None:
+    def __init__(
+        self, text: str, start: set[str], passed: list[tuple[int, int]] | None = None
+    ) -> None:
         self._text = text
         self._pos = 0
+        #: the verbatim material read past, in order (its reader appends to it)
+        self._passed = passed if passed is not None else []
+        self._region = 0  # the first of them not behind the scan
         self._ifs = 0
         self._deep = 0  # groups past MAX_DEPTH, not remembered
         #: per open group: its kind and the names silenced where it opened
@@ -65,8 +81,24 @@ class SilencedScopes:
 
     def at(self, offset: int) -> set[str]:
         """The names silenced at ``offset``."""
+        passed = self._passed
+        while self._pos < offset:
+            k = self._region
+            while k < len(passed) and passed[k][1] <= self._pos:
+                k += 1
+            self._region = k
+            if k < len(passed) and passed[k][0] <= self._pos:
+                self._pos = passed[k][1]  # verbatim: nothing there opens or closes
+                continue
+            stop = min(offset, passed[k][0]) if k < len(passed) else offset
+            self._scan(self._pos, stop)
+            self._pos = stop
+        return self.current
+
+    def _scan(self, start: int, stop: int) -> None:
+        """Read the groups and conditionals from ``start`` to ``stop``."""
         text = self._text
-        for m in _TOKENS.finditer(text, self._pos, max(self._pos, offset)):
+        for m in _TOKENS.finditer(text, start, stop):
             word, env, condition = m.group(1), m.group(2), m.group(4)
             if condition == "fi":
                 self._ifs = max(0, self._ifs - 1)
@@ -82,8 +114,6 @@ class SilencedScopes:
                 self._open("hook" if m.start() in self._hooks else "brace")
             elif m.group() == "}":
                 self._close("brace")
-        self._pos = max(self._pos, offset)
-        return self.current
 
     def top_level(self, offset: int) -> bool:
         """``offset`` stands outside every group (a hook's braces aside) and conditional."""
@@ -149,6 +179,7 @@ class Silencing:
         "_includes",
         "_lasting",
         "_next",
+        "_passed",
         "_pending",
         "_scopes",
         "_seen",
@@ -164,7 +195,8 @@ class Silencing:
         self._next = 0
         self._seen = 0  # include links read
         self._includes = includes  # of the file's links, which its reader appends to
-        self._scopes = SilencedScopes(text, start) if start or self._pending else None
+        self._passed: list[tuple[int, int]] = []  # the verbatim material read past
+        self._scopes = SilencedScopes(text, start, self._passed) if start or self._pending else None
         self._lasting = set(start)  # silenced at the top level
         self.events: list[Event] = []
         #: the include links read inside a group, whose files' redefinitions end with it
@@ -178,6 +210,12 @@ class Silencing:
         while self._seen < len(includes) and includes[self._seen] < offset:
             self._include(self._seen, includes[self._seen])
         return self._scopes.at(offset)
+
+    def passed(self, start: int, end: int) -> None:
+        """The reader passed over the verbatim material from ``start`` to ``end`` (after
+        every offset asked so far)."""
+        if end > start and (not self._passed or self._passed[-1][1] <= start):
+            self._passed.append((start, end))
 
     def finish(self) -> None:
         """Read the include links after the last offset asked."""
@@ -213,7 +251,7 @@ class Silencing:
         if not silences and name not in now:
             return  # a citation command defined anew while it writes: nothing changes
         if self._scopes is None:
-            self._scopes = SilencedScopes(self._text, set())
+            self._scopes = SilencedScopes(self._text, set(), self._passed)
             self._seen = len(self._includes.read())  # read with nothing silenced
         everywhere = is_global(self._text, offset)
         top = self._scopes.top_level(offset)
