@@ -3,6 +3,7 @@ before it, and a grid table's row reads its cells one after the other."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -188,3 +189,27 @@ def test_a_table_s_columns_without_its_closing_line_are_read_as_written() -> Non
     text = MULTILINE.replace("-------------------------------------------\n\nAfter", "\nAfter")
     got = sentences(text, markdown=True)["a"]
     assert got is not None and got.text == "deep residual trained on images nets of cats"
+
+
+@pytest.mark.parametrize(
+    ("table", "rows"),
+    [
+        ("-" * 20 + "\nh  h\n-- --\n" + "The @k nets. x\n" * 36_000 + "-" * 20 + "\n", 36_000),
+        (
+            "+" + "---+" * 48_000 + "\n|" + " Deep nets use @k. |" * 48_000 + "\n"
+            + ("|" + " a |" * 48_000 + "\n") * 3
+            + "+" + "---+" * 48_000 + "\n",
+            48_000,
+        ),
+    ],
+    ids=["multiline row of many lines", "grid row of many cells"],
+)  # fmt: skip
+def test_a_table_row_of_many_cells_is_read_a_sentence_at_a_time(table: str, rows: int) -> None:
+    """A table's row of thousands of cells spanning lines: each sentence in it reads the
+    cells it holds, where it went over every cell of the row (24 000 lines: 30 s, these:
+    about a minute).  The bound is generous: the reading takes a few seconds."""
+    doc = parse_markdown(Path("p.md"), table)
+    t0 = time.process_time()
+    found = citing_sentences(table, doc.citations, doc.kind)
+    assert time.process_time() - t0 < 20
+    assert len(doc.citations) == rows and all(s is not None for s in found)

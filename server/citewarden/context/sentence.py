@@ -581,6 +581,9 @@ class _Text:
         #: the other
         self.rows = table_cells(masked) if kind is not DocumentKind.LATEX else []
         self.row_ends = [b for _, b, _ in self.rows]
+        #: per row of :attr:`rows` asked for: its cells by offset (disjoint), each with its
+        #: place in the reading order, and their ends
+        self._by_offset: dict[int, tuple[list[tuple[int, int, int]], list[int]]] = {}
         #: The readable words of each stretch read so far: the citations of one sentence,
         #: and neighbours' sentences before and after, share them.
         self._read: dict[tuple[int, int], tuple[str, bool]] = {}
@@ -626,14 +629,31 @@ class _Text:
         pieces: list[tuple[int, int]] = []
         pos = start
         while k < len(self.rows) and self.rows[k][0] < end:
-            a, b, cells = self.rows[k]
+            a, b, _ = self.rows[k]
             if a > pos:
                 pieces.append((pos, a))
-            pieces += [(max(x, start), min(y, end)) for x, y in cells if x < end and y > start]
+            pieces += self._cells_in(k, start, end)
             pos, k = max(pos, b), k + 1
         if pos < end:
             pieces.append((pos, end))
         return pieces
+
+    def _cells_in(self, k: int, start: int, end: int) -> list[tuple[int, int]]:
+        """The parts of row ``k``'s cells within ``masked[start:end]``, in reading order:
+        found by offset, so that a row of many cells costs a stretch no more than the cells
+        it holds."""
+        found = self._by_offset.get(k)
+        if found is None:
+            spots = sorted((x, y, i) for i, (x, y) in enumerate(self.rows[k][2]))
+            found = self._by_offset[k] = (spots, [y for _, y, _ in spots])
+        spots, ends = found
+        inside = []
+        for j in range(bisect_right(ends, start), len(spots)):
+            x, y, i = spots[j]
+            if x >= end:
+                break
+            inside.append((i, max(x, start), min(y, end)))
+        return [(x, y) for _, x, y in sorted(inside)]
 
     def around(self, command: Span) -> CitingSentence | None:
         d = self.offset
