@@ -50,6 +50,8 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
         "\\" * 600_000,
         "\\verb|\\verb!" * 100_000,
         ("\\verb|" + "x" * 19_000 + "\n") * 30,
+        "\\emph {\n" * 20_000,  # a braced group after white space, on the next line
+        "> \\textbf {\n" * 20_000,
     ],
     ids=[
         "braces",
@@ -61,6 +63,8 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
         "backslashes",
         "verb",
         "verb lines",
+        "braces after white space",
+        "braces after white space in a block quote",
     ],
 )
 def test_raw_tex_arguments_that_never_close_are_read_in_bounded_passes(text: str) -> None:

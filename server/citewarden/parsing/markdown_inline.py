@@ -821,7 +821,8 @@ class _RawTex:
             k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
-            if k < self._cut and text[k] == "{":  # "\\emph\n{@b}": one braced group
+            # "\\emph\n{@b}": one braced group (as far as the budget goes)
+            if self._budget >= 0 and k < self._cut and text[k] == "{":
                 close = self._closed(_TEX_GROUP, k)
                 if close > 0:
                     return close
