@@ -264,6 +264,11 @@ def test_macro_readings(marked: str) -> None:
         # nested: the inner \else belongs to the inner conditional
         "\\iffalse \\ifx\\a\\b \\cite{a}\\else \\cite{b}\\fi \\else \\cite{⟦c⟧}\\fi",
         "\\ifdefined\\x \\cite{⟦a⟧}\\fi",
+        # a conditional closed by \fi but not evaluated is counted when a false branch is
+        # skipped: its \fi is its own (the \cite{a} is skipped, as TeX skips it)
+        "\\iffalse \\ifpdf x\\fi \\cite{a} \\fi \\cite{⟦b⟧}",
+        # etoolbox's tests take arguments, no \fi: the \fi is the \iffalse's
+        "\\iffalse \\ifnumless{1}{2}{x}{y} \\cite{a} \\fi \\cite{⟦b⟧}",
     ],
 )
 def test_static_conditionals(marked: str) -> None:
@@ -987,3 +992,13 @@ def test_verbatim_material_opens_no_group_for_a_silenced_citation_command(text: 
     keys_and_spans(text)
     if "\\input" in text:  # the file it includes starts with the command silenced
         assert parse_latex(P, text).silenced == (("cite", 0, True, True),)
+
+
+def test_an_etoolbox_test_opens_no_conditional_that_hides_a_silencing() -> None:
+    """``\\ifboolexpr{...}{...}{...}`` and the like take arguments and no ``\\fi``: read as
+    conditionals never closed, they hid every later silencing, so ``\\cite{nokey}`` after
+    ``\\renewcommand\\cite[1]{}`` was cited."""
+    keys_and_spans(
+        "\\cite{⟦k1⟧}\\ifboolexpr{bool{a}}{}{}\\ifnumless{1}{2}{}{}"
+        "\\renewcommand\\cite[1]{}\\cite{nokey}"
+    )

@@ -510,7 +510,24 @@ NOT_CONDITIONALS = frozenset(
     {"ifthenelse", "ifpackageloaded", "ifclassloaded", "iftoggle", "ifbool", "ifstrequal",
      "ifdefstring", "ifdefempty", "ifstrempty", "ifcsdef", "ifcsundef", "ifundef", "ifdef",
      "ifpdf", "ifxetex", "ifluatex", "ifdefmacro", "ifnumcomp", "ifdimcomp", "ifblank",
-     "iffileexists", "ifdefined"}
+     "iffileexists", "ifdefined",
+     # etoolbox
+     "ifndef", "ifcsmacro", "ifdefparam", "ifcsparam", "ifdefprefix", "ifcsprefix",
+     "ifdefprotected", "ifcsprotected", "ifdefltxprotect", "ifcsltxprotect", "ifcsempty",
+     "ifdefvoid", "ifcsvoid", "ifdefequal", "ifcsequal", "ifcsstring", "ifdefstrequal",
+     "ifcsstrequal", "ifdefcounter", "ifcscounter", "ifltxcounter", "ifdeflength",
+     "ifcslength", "ifdefdimen", "ifcsdimen", "ifnumequal", "ifnumgreater", "ifnumless",
+     "ifnumodd", "ifdimequal", "ifdimgreater", "ifdimless", "ifboolexpr", "ifboolexpe",
+     "ifinlist", "ifinlistcs", "ifrmnum", "ifpatchable",
+     # biblatex's tests in styles and preambles
+     "iffieldundef", "iflistundef", "ifnameundef", "iffieldequals", "iffieldequalstr",
+     "iffieldsequal", "iflistequals", "ifnameequals", "ifentrytype", "ifkeyword",
+     "ifentrykeyword", "ifcategory", "ifentrycategory", "ifciteseen", "ifentryseen",
+     "ifcitation", "ifbibliography", "iffootnote", "ifnatbibmode", "ifbibstring",
+     "ifbibmacroundef", "iffieldint", "iffieldnum", "ifinteger", "ifnumeral", "ifpages",
+     "ifcapital", "ifuseauthor", "ifuseeditor", "ifusetranslator", "ifuseprefix",
+     "ifsingletitle", "ifuniquetitle", "ifuniquework", "ifandothers", "ifmorenames",
+     "ifmoreitems", "iffirstonpage", "ifsamepage", "iffirstcitekey", "iflastcitekey"}
 )  # fmt: skip
 _IFNUM = re.compile(r"\s*(-?\d+)\s*([<=>])\s*(-?\d+)(?!\d)")
 #: The largest number TeX reads (2^31 - 1), and the most characters one of its numbers in
@@ -785,9 +802,7 @@ def conditional_skips(text: str, flags: dict[str, bool]) -> list[tuple[int, int]
                     stack[-1] = (start, None, -1, -1)
                 elif value is True:
                     stack[-1] = (start, None, m.start(), -1)
-        elif name not in NOT_CONDITIONALS:
-            if _DEFINED_HERE.search(text, max(0, m.start() - 20), m.start()) is not None:
-                continue
+        elif conditional_opens(text, name, m.start()):
             if name == "ifcase":
                 case = _case(text, m.end())
                 if case is not None:  # a negative number takes the \else branch
