@@ -352,6 +352,11 @@ ALIKE = [
     "> | \\| | @t | @u |\n> | x <div> y | @v | @w |\n"
     '> | $|$ \\foo{|} <!--|--> <a title="|"> | @x | @y |\n> | @{k|5} | @z |\n'
     "> | @{x\\|y} | @e1 | @f1 |\n",
+    # a "|" in a link's or an image's destination or title separates cells too: the
+    # destination is left open, the cell after it read (a key past the columns dropped)
+    "| h | i | j |\n|---|---|---|\n| a | [x](http://e.org/a|b) [@k1] | c [@k2] |\n"
+    '| [x](a|@k4) | @k5 |\n| ![x](a|b) @k6 | @k7 |\n| [x](u "t|t") @k8 | @k9 |\n'
+    "| [x](a `|` b) @k10 | @k11 |\n\n> a | b\n> --|--\n> [x](<a|b>) @k12 | @k13 | @k14\n",
     # a pipe table's body row: its cells' brackets end there, its code spans and raw TeX
     # go on over the rows after it; a simple or a grid table's rows, a line block's lines,
     # are read apart

@@ -435,6 +435,7 @@ def _scan(
                     # pandoc 3 before 3.8 alone still reads a group there
                     bracket.blocked < 0 or counted_brackets,
                     follows in ("[", "{"),
+                    next_bar,
                 )
                 pos = attributes.end(pos, par.start(pos))  # a span's, a link's
                 changed = False
@@ -1520,19 +1521,22 @@ def _close_group(
     balance: Balance | None = None,
     may_group: bool = True,
     opens: bool = True,
+    bar: int = -1,
 ) -> tuple[int, list[_Pending] | None]:
     """A ``]`` closes ``bracket``: make it a citation group if pandoc would.  Returns where
     scanning resumes (after a link destination, if one follows) and the members grouped,
     else ``None`` (an empty list: its members are let go, a footnote reference's label).
     ``balance``: pandoc 3 before 3.8 counts the brackets in braced keys (see
     :func:`_counted_group`).  ``may_group``: else it is no group (a link's text at most).
-    ``opens``: the ``[`` or ``{`` after it opens a label or attributes (else it is text)."""
+    ``opens``: the ``[`` or ``{`` after it opens a label or attributes (else it is text).
+    ``bar``: where the pipe table's cell it is in ends (the next ``|`` after it), if it is
+    in one: a destination it cuts is left open (pandoc cuts the cell there first)."""
     open_at = bracket.open_at
     after = close_at + 1
     nxt = text[after : after + 1]
     if nxt == "(":  # link destination: not read as text
         end = _close_parens(text, after)
-        return (end if end > 0 else after), None
+        return (end if end > 0 and not after < bar < end else after), None
     if not may_group:
         return after, None
     if not bracket.members or (nxt in ("[", "{") and opens) or text[open_at - 1 : open_at] == "^":
