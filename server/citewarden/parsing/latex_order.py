@@ -101,16 +101,21 @@ def silencing(
         state = set(at_start.get(path, frozenset()))
         changes: list[Change] = [(name, -1, True) for name in sorted(state)]
         own = [e for e in events.get(path, ()) if e[3]]
-        scoped = [e for e in events.get(path, ()) if not e[3]]
+        # what a group of the file sets where its include link stands, per link
+        scoped: dict[int, list[tuple[str, bool]]] = {}
+        for name, number, silences, lasting in events.get(path, ()):
+            if not lasting:
+                scoped.setdefault(number, []).append((name, silences))
         in_group = set(grouped.get(path, ()))
+        read = 0  # the file's own events applied
         for index, child in sorted(children.get(path, []), key=lambda c: c[0]):
-            while own and own[0][1] <= index:
-                name, _, silences, _ = own.pop(0)
+            while read < len(own) and own[read][1] <= index:
+                name, _, silences, _ = own[read]
+                read += 1
                 (state.add if silences else state.discard)(name)
             start = set(state)
-            for name, number, silences, _ in scoped:
-                if number == index:
-                    (start.add if silences else start.discard)(name)
+            for name, silences in scoped.get(index, ()):
+                (start.add if silences else start.discard)(name)
             at_start.setdefault(child, frozenset(start))
             for name, silences in net.get(child, {}).items():
                 changes.append((name, index, silences))
