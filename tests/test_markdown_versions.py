@@ -357,6 +357,10 @@ ALIKE = [
     "| h | i | j |\n|---|---|---|\n| a | [x](http://e.org/a|b) [@k1] | c [@k2] |\n"
     '| [x](a|@k4) | @k5 |\n| ![x](a|b) @k6 | @k7 |\n| [x](u "t|t") @k8 | @k9 |\n'
     "| [x](a `|` b) @k10 | @k11 |\n\n> a | b\n> --|--\n> [x](<a|b>) @k12 | @k13 | @k14\n",
+    # and in an autolink, in a span's or a link's attributes (a code span's are its own)
+    '| h | i |\n|---|---|\n| <http://a|b> @k1 | @k2 |\n| [x]{title="a|b"} @k3 | @k4 |\n'
+    '| [x](u){title="a|b"} @k5 | @k6 |\n| <a|b@c.de> @k7 | @k8 |\n| [@k9]{a="|"} | @k10 |\n'
+    '| `x`{a="|"} @k11 | @k12 |\n| <http://a>{a="|"} @k13 | @k14 |\n',
     # a pipe table's body row: its cells' brackets end there, its code spans and raw TeX
     # go on over the rows after it; a simple or a grid table's rows, a line block's lines,
     # are read apart

@@ -410,7 +410,7 @@ def _scan(
                 if first_index == len(pending) and text[pos : pos + 1] != "(":
                     if stack:  # nothing cited inside, no link after: plain text (``^[x]``)
                         stack[-1].take(bracket, marks)
-                    pos = attributes.end(pos, par.start(pos))  # a span's
+                    pos = attributes.end(pos, _in_cell(par.start(pos), next_bar))  # a span's
                     continue
                 if counted_brackets and bracket.bracketed:
                     balance = balance or Balance(text)
@@ -422,7 +422,8 @@ def _scan(
                         follows = "[" if balance.of(start + 1) >= 0 else ""
                     elif (
                         _RAW_ATTRIBUTE.match(text, start + 1)  # a span has none
-                        or attributes.end(start + 1, par.start(start + 1)) == start + 1
+                        or attributes.end(start + 1, _in_cell(par.start(start + 1), next_bar))
+                        == start + 1
                     ):
                         follows = ""
                 pos, members = _close_group(
@@ -437,7 +438,8 @@ def _scan(
                     follows in ("[", "{"),
                     next_bar,
                 )
-                pos = attributes.end(pos, par.start(pos))  # a span's, a link's
+                # a span's, a link's
+                pos = attributes.end(pos, _in_cell(par.start(pos), next_bar))
                 changed = False
                 if counted_brackets and members:
                     balance = balance or Balance(text)
@@ -486,7 +488,10 @@ def _scan(
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
         elif group == _AUTOLINK:
-            pos = attributes.end(pos, par.start(pos))
+            if start < next_bar < pos:  # a pipe table's cell ends in it: its "<" is text
+                pos = start + 1
+            else:
+                pos = attributes.end(pos, _in_cell(par.start(pos), next_bar))
         elif group == _BRACE:  # a heading's or a div's attributes, at the end of the line
             close = attributes.end(start, par.start(pos))
             if close > start and _block_attributes(text, line_starts.of(start), start, close):
@@ -1149,6 +1154,13 @@ class _Limits:
         """The first break at or after ``i`` (the line break there) that ends what opens
         at ``i``, or -1; ``comment``: of those that end an HTML comment."""
         return (self._comment_breaks if comment else self._breaks).after(i)
+
+
+def _in_cell(limit: int, bar: int) -> int:
+    """``limit`` (-1: none), or ``bar`` before it: the ``|`` ending the pipe table's cell
+    being read (pandoc cuts the cell there before it reads an attribute set or an
+    autolink in it)."""
+    return bar if limit < 0 or bar < limit else limit
 
 
 def _bars_read(
