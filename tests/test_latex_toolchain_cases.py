@@ -311,6 +311,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\verb|\\iffalse|\\renewcommand\\footcite[1]{}\\footcite{nokey3}\\nocite{k3}\n",
         {},
     ),
+    # ... past short verbatim text (|{|), in the file that makes it and in those it includes
+    "citation commands silenced past short verbatim text": (
+        "",
+        "\\usepackage{shortvrb}\n\\MakeShortVerb{\\|}\n",
+        "{\\renewcommand\\cite[1]{}|}|\\cite{nokey}}\\cite{k1}\n"
+        "|\\iffalse|\\renewcommand\\parencite[1]{}\\parencite{nokey2}\\nocite{k2}\n\\input{ch}\n",
+        {"ch.tex": "{\\renewcommand\\footcite[1]{}|}|\\footcite{nokey3}}\\footcite{k3}\n"},
+    ),
     # TeX reads ^^5c as a backslash
     "commands written with a caret notation": (
         "",

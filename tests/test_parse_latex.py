@@ -1003,11 +1003,21 @@ def test_unclosed_commandchars_verbatim_is_read_in_one_pass(opened: str) -> None
         "\\cite{⟦k1⟧}\\verb|\\iffalse|\\renewcommand\\cite[1]{}\\cite{nokey}",
         "\\begin{lstlisting}[language=C]\nif (x) {\n\\end{lstlisting}\n"
         "\\renewcommand\\cite[1]{}\\input{ch}",
+        "\\MakeShortVerb{\\|}{\\renewcommand\\cite[1]{}|}|\\cite{nokey}}\\cite{⟦k1⟧}",
+        "\\MakeShortVerb{\\|}\\cite{⟦k1⟧}|\\iffalse|\\renewcommand\\cite[1]{}\\cite{nokey}",
     ],
-    ids=["verb brace", "verbatim brace", "verb conditional", "listing brace"],
+    ids=[
+        "verb brace",
+        "verbatim brace",
+        "verb conditional",
+        "listing brace",
+        "short verb brace",
+        "short verb conditional",
+    ],
 )
 def test_verbatim_material_opens_no_group_for_a_silenced_citation_command(text: str) -> None:
-    """A brace or a conditional in ``\\verb`` or a verbatim environment is no group: a
+    """A brace or a conditional in ``\\verb``, a verbatim environment or short verbatim text
+    (``\\MakeShortVerb{\\|}``'s ``|{|``) is no group: a
     citation command silenced around or after it stays so to the end of its real group (as
     LaTeX runs it), where the brace closed the group or the conditional hid the silencing."""
     keys_and_spans(text)

@@ -358,7 +358,8 @@ def parse_latex(
     sets, defined = latex_static.find_flags(text, context.flag_names)
     known_flags = latex_static.flag_values(context.flags, sets, defined)
     skips = latex_static.conditional_skips(text, known_flags)
-    verbatim = latex_static.short_verbatim(text, context.short_verbs)
+    short = latex_static.short_verbatim(text, context.short_verbs)
+    verbatim = short
     # as LaTeX's, for other files, the environments reading commands with a backslash
     reading = frozenset(name for name, chars in command_envs.items() if chars[0] == "\\")
     own_verbatim_envs = latex_static.verbatim_environments(text) - reading
@@ -417,7 +418,7 @@ def parse_latex(
     jurabib = context.jurabib  # it or the project: \citefield[..]{field}{keys}
     # citation commands redefined to write nothing: the project's, where its files are
     # read, and the file's own, to the end of their group
-    silencing = latex_scopes.Silencing(text, context.silenced, includes)
+    silencing = latex_scopes.Silencing(text, context.silenced, includes, short)
     project_macros = {macro.name: macro for macro in reversed(context.macros)}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands

@@ -10,15 +10,15 @@ whose text LaTeX runs at the body's start.  One inside a conditional is not read
 branch TeX takes may not be known).
 
 The text is scanned once, up to the last offset asked, but the verbatim material its reader
-passes over (``\\verb|{|``, a verbatim environment: no group, no conditional there); a
-closer with no opener of its kind in the innermost brace group (as in a definition's body)
-is passed over, and at most :data:`MAX_DEPTH` groups are remembered.
+passes over (``\\verb|{|``, a verbatim environment, ``\\MakeShortVerb``'s ``|{|``: no group,
+no conditional there); a closer with no opener of its kind in the innermost brace group (as
+in a definition's body) is passed over, and at most :data:`MAX_DEPTH` groups are remembered.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from citewarden.model import CitationMacro
 from citewarden.parsing.latex_args import IncludeLinks
@@ -55,22 +55,27 @@ class SilencedScopes:
         "_deep",
         "_hooks",
         "_ifs",
-        "_passed",
+        "_next",
         "_pos",
-        "_region",
         "_saved",
+        "_skips",
         "_text",
         "current",
     )
 
     def __init__(
-        self, text: str, start: set[str], passed: list[tuple[int, int]] | None = None
+        self,
+        text: str,
+        start: set[str],
+        passed: list[tuple[int, int]] | None = None,
+        verbatim: Sequence[tuple[int, int]] = (),
     ) -> None:
         self._text = text
         self._pos = 0
-        #: the verbatim material read past, in order (its reader appends to it)
-        self._passed = passed if passed is not None else []
-        self._region = 0  # the first of them not behind the scan
+        #: the verbatim material read past, each in order: what its reader passes over (it
+        #: appends to the list) and the short verbatim text (``|{|``) known before
+        self._skips = (passed if passed is not None else [], verbatim)
+        self._next = [0, 0]  # of each, the first not behind the scan
         self._ifs = 0
         self._deep = 0  # groups past MAX_DEPTH, not remembered
         #: per open group: its kind and the names silenced where it opened
@@ -81,16 +86,20 @@ class SilencedScopes:
 
     def at(self, offset: int) -> set[str]:
         """The names silenced at ``offset``."""
-        passed = self._passed
         while self._pos < offset:
-            k = self._region
-            while k < len(passed) and passed[k][1] <= self._pos:
-                k += 1
-            self._region = k
-            if k < len(passed) and passed[k][0] <= self._pos:
-                self._pos = passed[k][1]  # verbatim: nothing there opens or closes
+            stop, past = offset, self._pos
+            for n, regions in enumerate(self._skips):
+                k = self._next[n]
+                while k < len(regions) and regions[k][1] <= self._pos:
+                    k += 1
+                self._next[n] = k
+                if k < len(regions):
+                    if regions[k][0] <= self._pos:
+                        past = max(past, regions[k][1])
+                    stop = min(stop, regions[k][0])
+            if past > self._pos:
+                self._pos = past  # verbatim: nothing there opens or closes
                 continue
-            stop = min(offset, passed[k][0]) if k < len(passed) else offset
             self._scan(self._pos, stop)
             self._pos = stop
         return self.current
@@ -184,19 +193,30 @@ class Silencing:
         "_scopes",
         "_seen",
         "_text",
+        "_verbatim",
         "events",
         "grouped",
     )
 
-    def __init__(self, text: str, inherited: tuple[Change, ...], includes: IncludeLinks) -> None:
+    def __init__(
+        self,
+        text: str,
+        inherited: tuple[Change, ...],
+        includes: IncludeLinks,
+        verbatim: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        """``verbatim``: the short verbatim text (``\\MakeShortVerb``'s), in order."""
         self._text = text
+        self._verbatim = verbatim
         start = {name for name, index, silences in inherited if index < 0 and silences}
         self._pending = sorted((c for c in inherited if c[1] >= 0), key=lambda c: c[1])
         self._next = 0
         self._seen = 0  # include links read
         self._includes = includes  # of the file's links, which its reader appends to
         self._passed: list[tuple[int, int]] = []  # the verbatim material read past
-        self._scopes = SilencedScopes(text, start, self._passed) if start or self._pending else None
+        self._scopes = (
+            SilencedScopes(text, start, self._passed, verbatim) if start or self._pending else None
+        )
         self._lasting = set(start)  # silenced at the top level
         self.events: list[Event] = []
         #: the include links read inside a group, whose files' redefinitions end with it
@@ -251,7 +271,7 @@ class Silencing:
         if not silences and name not in now:
             return  # a citation command defined anew while it writes: nothing changes
         if self._scopes is None:
-            self._scopes = SilencedScopes(self._text, set(), self._passed)
+            self._scopes = SilencedScopes(self._text, set(), self._passed, self._verbatim)
             self._seen = len(self._includes.read())  # read with nothing silenced
         everywhere = is_global(self._text, offset)
         top = self._scopes.top_level(offset)
