@@ -218,6 +218,10 @@ ALIKE = [
     # takes two)
     "a   b\n--- ---\nx @k2 y\n\n> a @b1\n> --- ---\n> xy @k3\n> @c4 y [@a5; @b6]\n\n"
     "H  b\n-- ----\n\u00e9 @k7 y\n\nc   d\n--- ---\n\u4e2d @x8 y\nx\t@c9 y\n",
+    # a cell starting at an "@" after a word or emphasis cites; a citation group a cell
+    # starts in is none, its keys read as in the text
+    "a   b\n--- ---\nwxyz@k1 y\nx*a*@k2 y\nab-@k3 y\nab[@k4] y\nabc[@k5] y\n\n"
+    "a    b\n---- ---\nx [@k6] y\nx [see @a7; @k8 ]y\n\n> a    b\n> ---- ---\n> x [@k9] y\n",
     # no bracket or emphasis goes on from one cell to the next (at a space there)
     "a   b\n--- ---\n[@c @k3] y\n[see @d e] f\n\n> a    b\n> ---- ---\n> [@e;   @f]\n\n"
     "---- ---\n*x   y*\n[@g  @h]\n---- ---\n",

@@ -273,6 +273,7 @@ def scan_blocks(
         groups_before_text,
         [bar for start, end, _ in blocks.pipe_rows for bar in _pipe_bars(text, start, end)],
         _unquoted(text, blocks.quote_marks) if "\\" in text else None,
+        set(blocks.cells),
     )
 
 
@@ -354,9 +355,13 @@ def _in_columns(
 def cut_at_cells(text: str, pending: list[_Pending], cells: list[int]) -> list[_Pending]:
     """``pending`` as pandoc reads them in a simple table's cells (:attr:`Blocks.cells`): a
     key a cell's start cuts ends there (``@k`` of ``@k2``, trailing punctuation dropped),
-    a citation cut between its ``@`` and its key, or in a braced key, is none."""
+    a citation cut between its ``@`` and its key, or in a braced key, is none; a citation
+    group a cell starts in on its first line (not a pipe table's cell, after a ``|``) is
+    no group, its ``[`` left open."""
     kept: list[_Pending] = []
     for p in pending:
+        if p.group is not None and _cut_group(text, p.group, cells):
+            p.group, p.end = None, p.span.end
         at = p.start + p.dash
         k = bisect_right(cells, at)
         if k == len(cells) or cells[k] >= p.span.end + (text[at + 1 : at + 2] == "{"):
@@ -372,6 +377,19 @@ def cut_at_cells(text: str, pending: list[_Pending], cells: list[int]) -> list[_
                 p.end = m.end()
             kept.append(p)
     return kept
+
+
+def _cut_group(text: str, group: Span, cells: list[int]) -> bool:
+    """A simple table's cell starts in ``group`` on the line it opens on."""
+    k = bisect_right(cells, group.start)
+    while k < len(cells) and cells[k] < group.end:
+        cut = cells[k]
+        if "\n" in text[group.start : cut]:
+            return False
+        if text[cut - 1] != "|":
+            return True
+        k += 1
+    return False
 
 
 def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:

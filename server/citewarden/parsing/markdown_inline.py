@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -252,6 +252,7 @@ def _scan(
     open_follows: bool = False,
     bars: list[int] | None = None,
     tex_text: str | None = None,
+    cell_starts: Container[int] = frozenset(),
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -283,7 +284,8 @@ def _scan(
     :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`);
     ``bars``: sorted offsets of a pipe table's ``|``, those read in the text noted in
     :attr:`_Scan.bars_read`; ``tex_text``: ``text`` as raw TeX reads it (the block
-    quotes' markers as spaces)."""
+    quotes' markers as spaces); ``cell_starts``: where a table's cells start (a ``@`` or
+    a ``-`` there is after no word nor emphasis)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -530,19 +532,21 @@ def _scan(
             key_start = m.start(8) if dash else m.start(11)
             # a "-" after a word, emphasis or in a dash (pandoc reads "---" and "--" as
             # dashes, in turn) is text
+            mid_cell = start not in cell_starts
             if dash and (
-                (_after_word(text, start) and start != key_end and start != tex_end)
-                or start == emphasis.closed_at
+                (_after_word(text, start) and start != key_end and start != tex_end and mid_cell)
+                or (start == emphasis.closed_at and mid_cell)
                 or _in_dash(text, start)
             ):
                 dash = False
                 start = at
             # "@a@b" cites both, "\\foo@a" a (pandoc 3: raw TeX "\\foo", then text)
-            if _after_word(text, start) and start != key_end and start != tex_end:
+            mid_cell = start not in cell_starts
+            if _after_word(text, start) and start != key_end and start != tex_end and mid_cell:
                 if key is not None:  # "x@a@b" cites b: text, read as a key's
                     key_end = pos
                 continue
-            if not dash and start == emphasis.closed_at:  # "*x*@a": text, as after a word
+            if not dash and start == emphasis.closed_at and mid_cell:  # "*x*@a": as after a word
                 key_end = pos
                 continue
             out.at_signs.append(at)
