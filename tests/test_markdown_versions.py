@@ -222,6 +222,10 @@ ALIKE = [
     # starts in is none, its keys read as in the text
     "a   b\n--- ---\nwxyz@k1 y\nx*a*@k2 y\nab-@k3 y\nab[@k4] y\nabc[@k5] y\n\n"
     "a    b\n---- ---\nx [@k6] y\nx [see @a7; @k8 ]y\n\n> a    b\n> ---- ---\n> x [@k9] y\n",
+    # nor a code span: a cell's end ends it, its text read in the next cell
+    "a    b\n---- ---\nx `a @k1` y\n`abc @k2\n`@x1` @k3\nab`  @k4 `\n\n> a    b\n> ---- ---\n"
+    "> `x`  @k5 `\n\n  Right     Left\n-------     ------\n  `a @k6    b` @k7\n\n"
+    "-----\nHead\n---  ---\n`ab @k8`  x\n`c  d`\n---  ---\n",
     # no bracket or emphasis goes on from one cell to the next (at a space there)
     "a   b\n--- ---\n[@c @k3] y\n[see @d e] f\n\n> a    b\n> ---- ---\n> [@e;   @f]\n\n"
     "---- ---\n*x   y*\n[@g  @h]\n---- ---\n",

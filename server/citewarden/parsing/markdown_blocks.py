@@ -273,7 +273,7 @@ def scan_blocks(
         groups_before_text,
         [bar for start, end, _ in blocks.pipe_rows for bar in _pipe_bars(text, start, end)],
         _unquoted(text, blocks.quote_marks) if "\\" in text else None,
-        set(blocks.cells),
+        blocks.cells,
     )
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Container, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -252,7 +252,7 @@ def _scan(
     open_follows: bool = False,
     bars: list[int] | None = None,
     tex_text: str | None = None,
-    cell_starts: Container[int] = frozenset(),
+    cells: list[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -284,8 +284,9 @@ def _scan(
     :attr:`~citewarden.parsing.pandoc_syntax.PandocDialect.groups_before_text`);
     ``bars``: sorted offsets of a pipe table's ``|``, those read in the text noted in
     :attr:`_Scan.bars_read`; ``tex_text``: ``text`` as raw TeX reads it (the block
-    quotes' markers as spaces); ``cell_starts``: where a table's cells start (a ``@`` or
-    a ``-`` there is after no word nor emphasis)."""
+    quotes' markers as spaces); ``cells``: sorted offsets where a table's cells start (a
+    ``@`` or a ``-`` there is after no word nor emphasis, a simple table's ends a code
+    span)."""
     out = _Scan()
     pending = out.pending
     n = len(text)
@@ -377,6 +378,8 @@ def _scan(
                 limit = n
             if region is not None:
                 limit = min(limit, region[0])
+            if cells:
+                limit = _cell_end(text, cells, start, limit)
             closer = ticks.closer(pos - start, pos, limit)
             # a run none closes: its first backtick is text, the rest of the run opens again
             pos = attributes.end(closer, limit) if closer >= 0 else start + 1
@@ -532,7 +535,7 @@ def _scan(
             key_start = m.start(8) if dash else m.start(11)
             # a "-" after a word, emphasis or in a dash (pandoc reads "---" and "--" as
             # dashes, in turn) is text
-            mid_cell = start not in cell_starts
+            mid_cell = not _at_cell(cells, start)
             if dash and (
                 (_after_word(text, start) and start != key_end and start != tex_end and mid_cell)
                 or (start == emphasis.closed_at and mid_cell)
@@ -541,7 +544,7 @@ def _scan(
                 dash = False
                 start = at
             # "@a@b" cites both, "\\foo@a" a (pandoc 3: raw TeX "\\foo", then text)
-            mid_cell = start not in cell_starts
+            mid_cell = not _at_cell(cells, start)
             if _after_word(text, start) and start != key_end and start != tex_end and mid_cell:
                 if key is not None:  # "x@a@b" cites b: text, read as a key's
                     key_end = pos
@@ -1158,6 +1161,26 @@ class _Limits:
         """The first break at or after ``i`` (the line break there) that ends what opens
         at ``i``, or -1; ``comment``: of those that end an HTML comment."""
         return (self._comment_breaks if comment else self._breaks).after(i)
+
+
+def _at_cell(cells: list[int] | None, i: int) -> bool:
+    """A cell of ``cells`` (sorted offsets) starts at ``i``."""
+    if not cells:
+        return False
+    k = bisect_left(cells, i)
+    return k < len(cells) and cells[k] == i
+
+
+def _cell_end(text: str, cells: list[int], i: int, limit: int) -> int:
+    """``limit``, or where the simple table's cell ``i`` is in ends before it on its line
+    (pandoc cuts the line into cells before it reads them; a pipe table's cell, after a
+    ``|``, none: its code spans go on over its ``|``)."""
+    k = bisect_right(cells, i)
+    if k < len(cells) and cells[k] < limit:
+        cut = cells[k]
+        if text[cut - 1] != "|" and "\n" not in text[i:cut]:
+            return cut
+    return limit
 
 
 def _in_cell(limit: int, bar: int) -> int:
