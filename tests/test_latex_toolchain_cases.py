@@ -319,6 +319,14 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "|\\iffalse|\\renewcommand\\parencite[1]{}\\parencite{nokey2}\\nocite{k2}\n\\input{ch}\n",
         {"ch.tex": "{\\renewcommand\\footcite[1]{}|}|\\footcite{nokey3}}\\footcite{k3}\n"},
     ),
+    # ... by the begin code of an environment where it begins: to the environment's end
+    "citation commands silenced in an environment's begin code": (
+        "",
+        "\\newenvironment{quiet}{\\renewcommand\\cite[1]{}\\let\\parencite\\relax}{}\n",
+        "\\begin{quiet}\\cite{nokey}\\parencite{nokey2}\\end{quiet}\\cite{k1}\\parencite{k2}\n"
+        "\\begin{quiet}\\input{ch}\\end{quiet}\\input{ch2}\n",
+        {"ch.tex": "\\cite{nokey3}\n", "ch2.tex": "\\nocite{k3}\\cite{k4}\n"},
+    ),
     # TeX reads ^^5c as a backslash
     "commands written with a caret notation": (
         "",

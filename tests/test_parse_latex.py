@@ -1025,6 +1025,27 @@ def test_verbatim_material_opens_no_group_for_a_silenced_citation_command(text: 
         assert parse_latex(P, text).silenced == (("cite", 0, True, True),)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\\newenvironment{quiet}{\\renewcommand\\cite[1]{}}{}"
+        "\\begin{quiet}\\cite{nokey}\\end{quiet}\\cite{⟦k1⟧}",
+        "\\renewenvironment{quote}[1][x]{\\let\\cite\\relax}{}\\cite{⟦k1⟧}"
+        "\\begin{quote}[y]{\\cite{nokey}}\\cite{nokey2}\\end{quote}\\cite{⟦k2⟧}",
+        "\\newenvironment{quiet}{\\renewcommand\\cite[1]{}}{}\\begin{quiet}\\input{ch}\\end{quiet}",
+    ],
+    ids=["environment", "renewed with arguments", "input"],
+)
+def test_a_silencing_in_an_environments_begin_code_holds_in_the_environment(text: str) -> None:
+    """``\\newenvironment{quiet}{\\renewcommand\\cite[1]{}}{}``: ``\\cite`` cites nothing
+    from ``\\begin{quiet}`` to ``\\end{quiet}`` (its group), as LaTeX runs the begin code
+    there, where it cited."""
+    keys_and_spans(text)
+    if "\\input" in text:  # the file it includes starts with the command silenced
+        doc = parse_latex(P, text)
+        assert (doc.silenced, doc.grouped_includes) == ((("cite", 0, True, False),), (0,))
+
+
 def test_an_etoolbox_test_opens_no_conditional_that_hides_a_silencing() -> None:
     """``\\ifboolexpr{...}{...}{...}`` and the like take arguments and no ``\\fi``: read as
     conditionals never closed, they hid every later silencing, so ``\\cite{nokey}`` after

@@ -419,6 +419,10 @@ def parse_latex(
     # citation commands redefined to write nothing: the project's, where its files are
     # read, and the file's own, to the end of their group
     silencing = latex_scopes.Silencing(text, context.silenced, includes, short)
+    # environments whose begin code redefines a command: where each is defined, in order
+    env_codes = latex_scopes.environment_silencings(text)
+    env_read = 0  # of them, those before the scan
+    begin_codes: dict[str, tuple[tuple[str, bool, int], ...]] = {}
     project_macros = {macro.name: macro for macro in reversed(context.macros)}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
@@ -708,6 +712,14 @@ def parse_latex(
         elif role == _BEGIN and start in command_bodies:
             pos = command_bodies[start][0]  # its options, then its text, are read
         elif role == _BEGIN:
+            while env_read < len(env_codes) and env_codes[env_read][0] < start:
+                _, env_name, changes = env_codes[env_read]
+                begin_codes[env_name] = changes
+                env_read += 1
+            if begin_codes and (env := _BEGIN_NAME.match(text, start)) is not None:
+                # its begin code's redefinitions hold in its group (as it is read)
+                for gone, silences, at in begin_codes.get(env.group(1), ()):
+                    silencing.define(env.end(), gone, silences, gone in tables.citing, at)
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
                 preamble_top = preamble_top or latex_static.TopLevel(text)
@@ -1013,6 +1025,8 @@ def _read_btsect(text: str, pos: int, links: list[Link]) -> int:
 
 
 _SPACES = re.compile(r"\s+")
+#: ``\\begin{name}``, as :mod:`~citewarden.parsing.latex_scopes` opens its group: 1: the name
+_BEGIN_NAME = re.compile(r"\\begin[ \t]*\{[ \t]*([^{}\s]{1,100})[ \t]*\}")
 #: the name ``\\csname`` makes a command of, up to ``\\endcsname``
 _CSNAME_NAME = re.compile(r"\s*([A-Za-z]{1,100})\s*\\endcsname(?![A-Za-z@])")
 

@@ -6,8 +6,9 @@ holds from where it stands to the end of the group it stands in: a brace group (
 (``\\begin``/``\\end``; the document's own is no group here: its body is read as the
 preamble's level).  ``\\gdef``, ``\\xdef`` and ``\\global`` make one hold to the end, and
 so do the braces of ``\\AtBeginDocument``, ``\\AtEndPreamble`` and ``\\AfterEndPreamble``,
-whose text LaTeX runs at the body's start.  One inside a conditional is not read (which
-branch TeX takes may not be known).
+whose text LaTeX runs at the body's start.  One in an environment's begin code
+(``\\newenvironment``) holds where the environment begins, in its group.  One inside a
+conditional is not read (which branch TeX takes may not be known).
 
 The text is scanned once, up to the last offset asked, but the verbatim material its reader
 passes over (``\\verb|{|``, a verbatim environment, ``\\MakeShortVerb``'s ``|{|``: no group,
@@ -22,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from citewarden.model import CitationMacro
 from citewarden.parsing.latex_args import IncludeLinks
-from citewarden.parsing.latex_static import conditional_opens
+from citewarden.parsing.latex_static import conditional_opens, in_comment, redefined
 
 #: groups nested deeper than this are counted, their definitions not undone
 MAX_DEPTH = 256
@@ -166,6 +167,53 @@ class SilencedScopes:
                 return  # no opener of its kind in this brace group: passed over
 
 
+#: ``\\newenvironment{name}[1][x]{``: 1: the name (the match ends at its begin code's brace)
+_NEW_ENV = re.compile(
+    r"\\(?:re)?newenvironment\*?\s*\{\s*([^{}\s]{1,100})\s*\}"
+    r"\s*(?:\[\s*\d\s*\]\s*)?(?:\[[^\]{}]{0,200}\]\s*)?\{"
+)
+#: where a redefinition may stand in a begin code (:func:`~.latex_static.redefined` reads it)
+_REDEFINES = re.compile(
+    r"\\(?:renewcommand|DeclareRobustCommand|[gex]?def|RenewDocumentCommand"
+    r"|DeclareDocumentCommand|let)(?![A-Za-z@])"
+)
+#: what counts in a begin code's braces
+_BRACES = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
+#: the longest begin code read
+MAX_BEGIN_CODE = 5000
+
+
+def environment_silencings(text: str) -> list[tuple[int, str, tuple[tuple[str, bool, int], ...]]]:
+    """Per ``\\newenvironment`` (or ``\\renewenvironment``) of ``text``, in order: where it
+    stands, its environment's name, and the redefinitions of its begin code, which take
+    effect in the environment's group where it begins: (command, silences, where it
+    stands).  One pass: a definition in another's begin code (or in the
+    :data:`MAX_BEGIN_CODE` characters read of one never closed) is passed over."""
+    if "environment" not in text:
+        return []
+    found: list[tuple[int, str, tuple[tuple[str, bool, int], ...]]] = []
+    last = 0  # the end of the begin code read last
+    for m in _NEW_ENV.finditer(text):
+        if m.start() < last or in_comment(text, m.start()):
+            continue
+        depth, end = 0, -1
+        last = m.end() - 1 + MAX_BEGIN_CODE  # read once: the next is looked for after it
+        for b in _BRACES.finditer(text, m.end() - 1, last):
+            depth += {"{": 1, "}": -1}.get(b.group(), 0)
+            if depth == 0:
+                end = last = b.start()
+                break
+        if end < 0:
+            continue
+        changes = []
+        for d in _REDEFINES.finditer(text, m.end(), end):
+            redefinition = redefined(text, d.start())
+            if redefinition is not None:
+                changes.append((*redefinition, d.start()))
+        found.append((m.start(), m.group(1), tuple(changes)))
+    return found
+
+
 #: ``\\let\\alias\\target``: 1: the alias, 2: the target
 _LET = re.compile(r"\\let\s*\\([A-Za-z@]+)\s*(?:=\s*)?\\([A-Za-z@]+)(?![A-Za-z@])")
 #: how many wrappers deep a macro's calls are followed
@@ -259,11 +307,15 @@ class Silencing:
             if number == index and scopes.define(at, name, silences) and top:
                 (self._lasting.add if silences else self._lasting.discard)(name)
 
-    def define(self, offset: int, name: str, silences: bool, citing: bool) -> None:
+    def define(
+        self, offset: int, name: str, silences: bool, citing: bool, source: int | None = None
+    ) -> None:
         """A redefinition of ``name`` at ``offset`` that makes it write nothing
-        (``silences``) or defines it anew; ``citing``: ``name`` is a citation command."""
+        (``silences``) or defines it anew; ``citing``: ``name`` is a citation command;
+        ``source``: where its text stands, if not there (an environment's begin code)."""
         now = self.names(offset)
-        alias = _LET.match(self._text, offset)
+        source = offset if source is None else source
+        alias = _LET.match(self._text, source)
         if alias is not None and alias.group(2) in now:
             silences = citing = True  # \let copies the silenced meaning
         if not (citing or name in now) or (silences and not citing):
@@ -273,7 +325,7 @@ class Silencing:
         if self._scopes is None:
             self._scopes = SilencedScopes(self._text, set(), self._passed, self._verbatim)
             self._seen = len(self._includes.read())  # read with nothing silenced
-        everywhere = is_global(self._text, offset)
+        everywhere = is_global(self._text, source)
         top = self._scopes.top_level(offset)
         if self._scopes.define(offset, name, silences, everywhere) and (top or everywhere):
             (self._lasting.add if silences else self._lasting.discard)(name)
@@ -305,4 +357,12 @@ def _silenced(
     )
 
 
-__all__ = ["MAX_DEPTH", "Event", "SilencedScopes", "Silencing", "is_global"]
+__all__ = [
+    "MAX_BEGIN_CODE",
+    "MAX_DEPTH",
+    "Event",
+    "SilencedScopes",
+    "Silencing",
+    "environment_silencings",
+    "is_global",
+]
