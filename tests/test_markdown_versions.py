@@ -226,6 +226,10 @@ ALIKE = [
     "a    b\n---- ---\nx `a @k1` y\n`abc @k2\n`@x1` @k3\nab`  @k4 `\n\n> a    b\n> ---- ---\n"
     "> `x`  @k5 `\n\n  Right     Left\n-------     ------\n  `a @k6    b` @k7\n\n"
     "-----\nHead\n---  ---\n`ab @k8`  x\n`c  d`\n---  ---\n",
+    # nor math, raw TeX, an HTML comment or a tag: a cell's start in one makes it none
+    "a    b\n---- ---\nx $a @k1$ y\nx \\foo{a @k2} y\nx <!-- @k3 --> y\n"
+    'x <span title="@k4"> y\n`$x$` $b$ @k5\n$a$  $@x1$\n\\foo  \\bar{@k7}\n'
+    "ab <!-- @k8 --> [@k6]\n",
     # no bracket or emphasis goes on from one cell to the next (at a space there)
     "a   b\n--- ---\n[@c @k3] y\n[see @d e] f\n\n> a    b\n> ---- ---\n> [@e;   @f]\n\n"
     "---- ---\n*x   y*\n[@g  @h]\n---- ---\n",

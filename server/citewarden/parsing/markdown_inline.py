@@ -366,6 +366,8 @@ def _scan(
             close = comment_close
             if close < 0 or 0 <= par.cut(pos, comment=True) < close:
                 continue
+            if cells and _cell_end(text, cells, start, close) < close:
+                continue  # a simple table's cell ends in it: no comment
             pos = close + 3
             if _IGNORE.search(text, start, pos):
                 counted_line += count_line_breaks(text, counted_to, start)
@@ -490,8 +492,12 @@ def _scan(
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
                 pos = tex_end = raw_tex.end(start, par.cut(start))
+                if cells:  # as far as the simple table's cell goes
+                    pos = tex_end = _cell_end(text, cells, start, pos)
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
+            if cells and _cell_end(text, cells, start, pos) < pos:
+                pos = start + 1  # a simple table's cell ends in it: no math
         elif group == _AUTOLINK:
             if start < next_bar < pos:  # a pipe table's cell ends in it: its "<" is text
                 pos = start + 1
@@ -528,6 +534,8 @@ def _scan(
                 stack.clear()
             else:
                 pos = _tag_end(text, pos)
+                if cells and _cell_end(text, cells, start, pos) < pos:
+                    pos = start + 1  # a simple table's cell ends in it: no tag
         elif group in (_DASH_AT, _AT):  # a citation start, with or without a key
             dash = group == _DASH_AT
             at = start + 1 if dash else start
