@@ -253,3 +253,20 @@ def test_one_citations_sentence_never_holds_a_hidden_block_opened_far_before(
     assert one is not None and every is not None
     assert one.text == every.text == "Deep nets work." and one.span == every.span
     assert "SECRET" not in one.before + one.text + one.after
+
+
+@pytest.mark.parametrize("unit", [",", ", ", ":", " and"])
+def test_runs_of_separators_beside_citations_are_read_once(unit: str) -> None:
+    """What blanked citations leave (separators and conjunctions) was looked for from
+    every place of a run of them, each read to the run's end: 14 kB of commas from a
+    damaged file took 4 s, these (20 citations beside 2 500 commas) 12 s."""
+    import time
+
+    from citewarden.parsing.latex import parse_latex
+
+    text = ("A \\cite{k} b. " + unit * 2_500 + " c.\n") * 20
+    doc = parse_latex(Path("x.tex"), text)
+    started = time.process_time()
+    found = citing_sentences(text, doc.citations, doc.kind)
+    assert time.process_time() - started < 2.0
+    assert [s.text if s else None for s in found] == ["A b."] * 20

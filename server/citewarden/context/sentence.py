@@ -321,9 +321,12 @@ _EMPTY_GROUP = re.compile(
 #: ``unit: \cite{a}.``), and a comma doubled (``$T$, \cite{a}, which``)
 _CONJUNCTION = r"(?<![/-])\b(?:and|or)\b"  # a word of its own (``and/or`` is no conjunction)
 _DANGLING = re.compile(
+    # (a run read from its start, or from a semicolon a match before it stopped at: from
+    # every place inside it, it was read to its end once per place, 4 s for 2 300 commas)
+    r"(?:(?<![,;:\s])(?<!(?<![/-])\band)(?<!(?<![/-])\bor)|(?=\s*;))(?:"
     r"(?:\s*(?:[,;:]|" + _CONJUNCTION + r"))+(?=\s*[.!?;)\]])"
     # a conjunction that ends a sentence with no full stop (``See @a and @b or [@c]``)
-    r"|(?:\s*(?:[,;:]|" + _CONJUNCTION + r"))*\s*" + _CONJUNCTION + r"\Z",
+    r"|(?:\s*(?:[,;:]|" + _CONJUNCTION + r"))*\s*" + _CONJUNCTION + r"\Z)",
     re.I,
 )
 _DOUBLED = re.compile(r",(?:\s*,)+")
