@@ -23,7 +23,12 @@ from collections.abc import Callable, Sequence
 
 from citewarden.model import CitationMacro
 from citewarden.parsing.latex_args import IncludeLinks
-from citewarden.parsing.latex_static import conditional_opens, in_comment, redefined
+from citewarden.parsing.latex_static import (
+    close_brace,
+    conditional_opens,
+    in_comment,
+    redefined,
+)
 
 #: groups nested deeper than this are counted, their definitions not undone
 MAX_DEPTH = 256
@@ -177,8 +182,6 @@ _REDEFINES = re.compile(
     r"\\(?:renewcommand|DeclareRobustCommand|[gex]?def|RenewDocumentCommand"
     r"|DeclareDocumentCommand|let)(?![A-Za-z@])"
 )
-#: what counts in a begin code's braces
-_BRACES = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
 #: the longest begin code read
 MAX_BEGIN_CODE = 5000
 
@@ -196,15 +199,13 @@ def environment_silencings(text: str) -> list[tuple[int, str, tuple[tuple[str, b
     for m in _NEW_ENV.finditer(text):
         if m.start() < last or in_comment(text, m.start()):
             continue
-        depth, end = 0, -1
-        last = m.end() - 1 + MAX_BEGIN_CODE  # read once: the next is looked for after it
-        for b in _BRACES.finditer(text, m.end() - 1, last):
-            depth += {"{": 1, "}": -1}.get(b.group(), 0)
-            if depth == 0:
-                end = last = b.start()
-                break
-        if end < 0:
+        opens = m.end() - 1
+        closes = close_brace(text, opens, MAX_BEGIN_CODE)
+        # read once: the next is looked for after it
+        last = opens + MAX_BEGIN_CODE if closes < 0 else closes - 1
+        if closes < 0:
             continue
+        end = closes - 1  # its "}"
         changes = []
         for d in _REDEFINES.finditer(text, m.end(), end):
             redefinition = redefined(text, d.start())

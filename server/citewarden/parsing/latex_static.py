@@ -93,6 +93,12 @@ def _close_brace_tokens(text: str, i: int, limit: int) -> int:
     return -1
 
 
+def close_brace(text: str, i: int, limit: int) -> int:
+    """``text[i] == "{"``: the offset after its matching ``}`` within ``limit`` characters
+    (escaped braces and comments passed over), or -1."""
+    return _close_brace(text, i, limit)
+
+
 def in_comment(text: str, i: int) -> bool:
     """A ``%`` not escaped by a backslash stands before ``i`` on its line."""
     return _in_comment(text, i)
