@@ -381,12 +381,11 @@ def cut_at_cells(text: str, pending: list[_Pending], cells: list[int]) -> list[_
 
 def _cut_group(text: str, group: Span, cells: list[int]) -> bool:
     """A simple table's cell starts in ``group`` on the line it opens on."""
+    line_end = text.find("\n", group.start, group.end)
+    first_line = group.end if line_end < 0 else line_end + 1  # (a cell at its end: on it)
     k = bisect_right(cells, group.start)
-    while k < len(cells) and cells[k] < group.end:
-        cut = cells[k]
-        if "\n" in text[group.start : cut]:
-            return False
-        if text[cut - 1] != "|":
+    while k < len(cells) and cells[k] < first_line:
+        if text[cells[k] - 1] != "|":
             return True
         k += 1
     return False
