@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import re
 
 import pytest
 
@@ -113,6 +114,51 @@ def test_only_failures_in_a_row_open_it() -> None:
     assert breaker.refusal(("api.openalex.org", "openalex")) is None  # others still asked
 
 
+def test_two_timeouts_one_after_the_other_open_it() -> None:
+    """A stalling source costs each request a whole timeout: the second round of them
+    (a request sent after the first had timed out, and timed out too) cuts it off."""
+    clock = Clock()
+    breaker = Breaker(clock=clock)
+    key = ("api.semanticscholar.org", "semanticscholar")
+    sent = clock.now
+    clock.now += 20.0
+    breaker.record(key, Kind.FAILED, "timeout", probe=False, timed_out_from=sent)
+    assert breaker.refusal(key) is None
+    sent = clock.now + 1.0  # the next request, once the first had timed out
+    clock.now += 21.0
+    breaker.record(key, Kind.FAILED, "timeout", probe=False, timed_out_from=sent)
+    refused = breaker.refusal(key)
+    assert refused is not None
+    assert refused.reason == (
+        "semanticscholar stopped answering: 2 requests in a row failed (timeout); "
+        "not asked again for 60 s"
+    )
+
+
+def test_timeouts_of_requests_sent_together_or_split_by_an_answer_do_not() -> None:
+    clock = Clock()
+    breaker = Breaker(clock=clock)
+    key = ("api.crossref.org", "crossref")
+    sent = clock.now
+    clock.now += 20.0  # a moment of slowness: four requests sent together time out
+    for _ in range(FAILURES - 1):
+        breaker.record(key, Kind.FAILED, "timeout", probe=False, timed_out_from=sent)
+    assert breaker.refusal(key) is None
+    breaker.record(key, Kind.ANSWERED, "", probe=False)  # the source answers again
+    for _ in range(2):  # a timeout, an answer, a timeout: never two rounds in a row
+        sent = clock.now
+        clock.now += 20.0
+        breaker.record(key, Kind.FAILED, "timeout", probe=False, timed_out_from=sent)
+        assert breaker.refusal(key) is None
+        breaker.record(key, Kind.ANSWERED, "", probe=False)
+    sent = clock.now  # a 503 after a timeout is no second round of silence
+    clock.now += 20.0
+    breaker.record(key, Kind.FAILED, "timeout", probe=False, timed_out_from=sent)
+    clock.now += 1.0
+    breaker.record(key, Kind.FAILED, "HTTP 503", probe=False)
+    assert breaker.refusal(key) is None
+
+
 # -- (a) a dead source is cut off -------------------------------------------------------------
 
 
@@ -127,7 +173,10 @@ async def test_a_source_that_stopped_answering_is_cut_off(hostile: HostileServer
     reasons = _reasons(verdicts)
     cut = [r for r in reasons if "crossref stopped answering" in r]
     assert cut, reasons
-    assert "5 requests in a row failed (timeout); not asked again for 60 s" in cut[0]
+    # its requests timed out one round after another: cut off after the second round
+    said = re.search(r"(\d) requests in a row failed \(timeout\); not asked again for 60 s", cut[0])
+    assert said is not None, cut[0]
+    assert 2 <= int(said.group(1)) < FAILURES
     # each source was asked a few times, not once or more per entry
     asked = len(hostile.seen(WORK)) + len(hostile.seen("/crossref/works"))
     assert asked < len(entries), asked

@@ -11,7 +11,10 @@ One place decides it for the HTTP client (:mod:`citewarden.verify.http`), per se
 * After :data:`FAILURES` failures in a row with no answer in between, the service is
   *open*: its requests fail at once with :meth:`Breaker.refusal`'s reason, so the entries
   that needed it are ``unverified`` with that reason (a failed source has said nothing;
-  it never makes "not found").
+  it never makes "not found").  A source that stalls opens it sooner: each of its
+  failures costs a whole request timeout, so two timeouts one after the other (the second
+  request sent after the first had timed out) are enough.  Timeouts of requests sent
+  together (a moment of slowness) count only towards :data:`FAILURES`.
 * After :data:`COOLDOWN` seconds one request (the probe) is sent again; an answer closes
   the breaker, a failure opens it for another cool-down.  A long-lived language server so
   comes back by itself once the source does.
@@ -84,8 +87,12 @@ class _State:
     opened: float | None = None
     #: A probe request is out (the cool-down is over; the others still wait for it).
     probing: bool = False
-    #: The failure that opened it (named in the refusals).
+    #: The failure that opened it (named in the refusals), and the failures in a row then.
     cause: str = ""
+    count: int = 0
+    #: When the first timeout since the last answer ended (a request sent after it that
+    #: times out too is a second round of silence).
+    silent_since: float | None = None
 
 
 class Breaker:
@@ -128,21 +135,38 @@ class Breaker:
         state.probing = True
         return None, True
 
-    def record(self, key: tuple[str, str], kind: Kind, reason: str, *, probe: bool) -> None:
-        """Count what one request ended as (``reason``: its failure's, for the refusals)."""
+    def record(
+        self,
+        key: tuple[str, str],
+        kind: Kind,
+        reason: str,
+        *,
+        probe: bool,
+        timed_out_from: float | None = None,
+    ) -> None:
+        """Count what one request ended as (``reason``: its failure's, for the refusals;
+        ``timed_out_from``: when its last attempt was sent, if that attempt timed out)."""
         state = self._state(key)
         if probe:
             state.probing = False
         if kind is Kind.ANSWERED:
-            state.failures, state.opened = 0, None
+            state.failures, state.opened, state.silent_since = 0, None, None
         elif kind is Kind.FAILED:
             state.failures += 1
-            if state.failures >= self.failures and (state.opened is None or probe):
-                state.opened, state.cause = self._clock(), reason
+            now = self._clock()
+            rounds = False
+            if timed_out_from is not None:
+                since = state.silent_since
+                rounds = since is not None and timed_out_from >= since
+                if since is None:
+                    state.silent_since = now
+            enough = state.failures >= self.failures or rounds
+            if enough and (state.opened is None or probe):
+                state.opened, state.cause, state.count = now, reason, state.failures
 
     def _failure(self, name: str, state: _State) -> Failure:
         cause = f" ({state.cause})" if state.cause else ""
         return Failure(
-            f"{name} stopped answering: {self.failures} requests in a row failed{cause}; "
+            f"{name} stopped answering: {state.count} requests in a row failed{cause}; "
             f"not asked again for {self.cooldown:g} s"
         )

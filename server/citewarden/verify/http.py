@@ -15,8 +15,8 @@
   never with keys to another origin; inside :func:`entry_budget` all requests made for one
   entry share a time budget (time on the wire plus retry waits; waiting for a politeness
   slot does not count), and a deadline or body-cap failure is not retried.
-* A service that failed 5 requests in a row is not asked for a while
-  (:mod:`citewarden.verify.breaker`).
+* A service that failed 5 requests in a row, or timed out twice one request after the
+  other, is not asked for a while (:mod:`citewarden.verify.breaker`).
 * With ``shared_dir`` (a directory under the cache) lane spacing, host pauses, advertised
   concurrency and the caps on requests in flight are shared with other processes on the
   machine (:mod:`citewarden.verify.shared_rate`, :mod:`citewarden.verify.shared_slots`); a
@@ -166,6 +166,8 @@ class _Call:
     kind: Kind = Kind.NEITHER
     reason: str = ""
     probe: bool = False
+    #: When that attempt was sent, if it timed out (the breaker's rounds of silence).
+    timed_out_from: float | None = None
 
 
 @dataclass
@@ -422,7 +424,13 @@ class HttpClient:
             return Failure(f"client error: {type(exc).__name__}")
         finally:
             if call.key is not None:
-                self.breaker.record(call.key, call.kind, call.reason, probe=call.probe)
+                self.breaker.record(
+                    call.key,
+                    call.kind,
+                    call.reason,
+                    probe=call.probe,
+                    timed_out_from=call.timed_out_from,
+                )
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
@@ -500,7 +508,7 @@ class HttpClient:
                 deadline = self.timeout
                 if budget is not None:
                     deadline = max(0.001, min(deadline, budget.remaining()))
-                started = time.monotonic()
+                started, sent = time.monotonic(), self._clock()
                 request = client.build_request(
                     method, url, params=params, headers=headers, json=json_body
                 )
@@ -516,6 +524,7 @@ class HttpClient:
                 kind = judge(outcome, cut_short=deadline < self.timeout / 2)
                 if kind is not Kind.NEITHER:
                     call.kind, call.reason = kind, _said(outcome)
+                    call.timed_out_from = sent if _is_deadline(outcome) else None
                 if budget is not None:
                     budget.spent += time.monotonic() - started
                     if final and deadline < self.timeout and _is_deadline(outcome):
