@@ -243,6 +243,33 @@ async def test_an_answer_between_failures_keeps_the_source_asked(
     await http.aclose()
 
 
+async def test_a_service_that_stalls_is_cut_off_not_an_agency_it_sends_requests_on_to(
+    hostile: HostileServer,
+) -> None:
+    """doi.org hands a DOI over to its registration agency: an agency that stalls is not
+    doi.org stalling (its other DOIs may resolve), so its timeouts count only towards the
+    five failures in a row; doi.org itself stalling twice, one request after the other,
+    cuts it off."""
+    hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
+    hostile.route("/ra", Behaviour("stall"))
+    hostile.route("/doi/itself", Behaviour("stall"))
+    http = fast_http(timeout=0.3, redirect_hosts={"doi": frozenset({"localhost"})})
+    for _ in range(FAILURES - 1):
+        failed = await http.get(hostile.url + "/doi/agency", lane="doi")
+        assert isinstance(failed, Failure) and failed.reason.startswith("timeout"), failed
+    assert len(hostile.seen("/ra")) == FAILURES - 1  # each one sent on, none refused
+    await http.aclose()
+    http = fast_http(timeout=0.3)
+    for _ in range(2):
+        failed = await http.get(hostile.url + "/doi/itself", lane="doi")
+        assert isinstance(failed, Failure) and failed.reason.startswith("timeout"), failed
+    refused = await http.get(hostile.url + "/doi/itself", lane="doi")
+    assert isinstance(refused, Failure)
+    assert refused.reason.startswith("doi stopped answering: 2 requests in a row failed")
+    assert len(hostile.seen("/doi/itself")) == 2
+    await http.aclose()
+
+
 # -- (c) a long-lived process asks it again after the cool-down -------------------------------
 
 

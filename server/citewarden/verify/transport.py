@@ -187,12 +187,22 @@ async def exchange(
     max_body: int = MAX_BODY,
     redirect_hosts: Mapping[str, frozenset[str]] = REDIRECT_HOSTS,
     safe_url: Callable[[str], str] = str,
+    hosts: list[str] | None = None,
 ) -> Outcome:
     """Send ``request`` and read its answer under a total ``deadline``; never raises for
-    network trouble.  ``safe_url`` turns the final URL into its loggable form."""
+    network trouble.  ``safe_url`` turns the final URL into its loggable form; ``hosts``
+    gets the host of each request sent (the first, then each redirect's)."""
     try:
         async with asyncio.timeout(deadline):
-            return await _send(client, request, lane, max_body, redirect_hosts, safe_url)
+            return await _send(
+                client,
+                request,
+                lane,
+                max_body,
+                redirect_hosts,
+                safe_url,
+                [] if hosts is None else hosts,
+            )
     except TimeoutError:
         return Failure(f"timeout: no complete response within {deadline:g} s"), True
     except httpx.TimeoutException:
@@ -225,9 +235,11 @@ async def _send(
     max_body: int,
     redirect_hosts: Mapping[str, frozenset[str]],
     safe_url: Callable[[str], str],
+    hosts: list[str],
 ) -> Outcome:
     start = request.url
     for hop in range(MAX_REDIRECTS + 1):
+        hosts.append(request.url.host)
         response = await client.send(request, stream=True)
         try:
             location = response.headers.get("location")
