@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 from citewarden.model import Entry, Status, Verdict
 from citewarden.settings import VerifySettings
 from citewarden.verify.breaker import FAILURES, Breaker, Kind, judge
+from citewarden.verify.config import URL_ENV
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
@@ -22,6 +25,7 @@ from citewarden.verify.rate_limit import Limit
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.transport import CUT_SHORT
+from cli_process import run_citewarden
 from clocks import Clock
 from hostile_server import CROSSREF_BODY, CROSSREF_DOI, Behaviour, HostileServer, hostile
 from replay import fast_http
@@ -268,6 +272,39 @@ async def test_a_service_that_stalls_is_cut_off_not_an_agency_it_sends_requests_
     assert refused.reason.startswith("doi stopped answering: 2 requests in a row failed")
     assert len(hostile.seen("/doi/itself")) == 2
     await http.aclose()
+
+
+def test_check_names_once_each_source_that_stopped_answering(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """``citewarden check`` (a real process) says after the entries which sources were
+    cut off, once each, beside every entry's own reason; a source that answered is not
+    named."""
+    hostile.fallback = Behaviour("stall")
+    hostile.route("/openalex/works", Behaviour("missing"))  # answers: never cut off
+    bib = "".join(
+        f"@article{{e{i},\n  title = {{A study of thing number {i} in the wild}},\n"
+        f"  author = {{Moreau, Claire}},\n  journal = {{Journal of Things}},\n"
+        f"  doi = {{10.1234/x{i}}},\n  year = {{2019}}\n}}\n"
+        for i in range(6)
+    )
+    (tmp_path / "refs.bib").write_text(bib)
+    (tmp_path / ".citewarden.toml").write_text("[verify]\ntimeout = 0.5\n")
+    env = {var: f"{hostile.url}/{name}" for name, var in URL_ENV.items()}
+    env |= {"CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"), "CITEWARDEN_MAILTO": "t@example.org"}
+    done = run_citewarden(["check", "refs.bib", "--format", "json"], tmp_path, env)
+    report = json.loads(done.stdout)
+    assert {e["status"] for e in report["entries"]} == {"unverified"}
+    notices = [line for line in done.stderr.splitlines() if "stopped answering" in line]
+    named = [re.match(r"citewarden: warning: (\w+) stopped answering \(", n) for n in notices]
+    assert all(named), notices
+    services = [m.group(1) for m in named if m]
+    assert "crossref" in services and "openalex" not in services
+    assert len(services) == len(set(services))  # once each
+    assert notices[services.index("crossref")].endswith(
+        "requests in a row failed (timeout)): the entries that needed it are unverified; "
+        "check again later"
+    )
 
 
 # -- (c) a long-lived process asks it again after the cool-down -------------------------------

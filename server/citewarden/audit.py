@@ -56,7 +56,8 @@ CHECKABLE_SUFFIXES = PROJECT_SUFFIXES
 #: Called with the number of entries to verify; the context it returns is entered while
 #: they verify and is called with each verified key.
 Progress = Callable[[int], AbstractContextManager[Callable[[str], None]]]
-#: Receives a notice the user should see once (a rebuilt or unusable verification cache).
+#: Receives a notice the user should see once (a rebuilt or unusable verification cache,
+#: a source that stopped answering).
 Notify = Callable[[str], None]
 
 
@@ -243,7 +244,8 @@ def verify_entries(
 ) -> list[Verdict]:
     """One verdict per entry, in order, through the persistent cache (an entry whose key
     an earlier entry has too is verified on its own, as the editor does).  ``notify`` is
-    told, once each, what the user should know about the cache (rebuilt, unusable).
+    told, once each, what the user should know about the cache (rebuilt, unusable) and,
+    after the entries, about a source that stopped answering.
     ``abstracts``: ask for the abstract of a matched work whose record has none (there are
     citing sentences to score)."""
     import asyncio
@@ -267,10 +269,16 @@ def verify_entries(
                 notify(notice)
         try:
             with bar as advance:
-                return [
+                done = [
                     await verifier.verify_many(batch, on_result=lambda key, _v: advance(key))
                     for batch in rounds
                 ]
+            if notify is not None:
+                for service in verifier.cut_off():
+                    notify(
+                        f"{service}: the entries that needed it are unverified; check again later"
+                    )
+            return done
         finally:
             await verifier.aclose()
 
@@ -313,7 +321,8 @@ def run_audit(
 ) -> Audit:
     """Check and (unless ``verify`` is false or ``verify.enabled`` is off) verify the
     projects rooted at ``paths``; raises :class:`InputError` for a bad path.  ``notify``
-    receives notices about the verification cache (see :func:`verify_entries`)."""
+    receives notices about the verification cache and the sources (see
+    :func:`verify_entries`)."""
     base = normalize_path(cwd or Path.cwd())
     ws, scope, roots, files = load_workspace(paths, settings, base)
     policy = Policy(settings, roots)

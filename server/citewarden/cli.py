@@ -660,8 +660,8 @@ def _progress(quiet: bool) -> Progress:
 
 
 def _warn(notice: str) -> None:
-    """A notice about the verification cache (rebuilt, unusable), on stderr (its path,
-    from the environment, escaped)."""
+    """A notice about the verification cache (rebuilt, unusable) or a source that stopped
+    answering, on stderr (escaped: a path from the environment, a failure's reason)."""
     print(f"citewarden: warning: {visible(notice)}", file=sys.stderr)
 
 

@@ -94,6 +94,8 @@ class _State:
     #: When the first timeout since the last answer ended (a request sent after it that
     #: times out too is a second round of silence).
     silent_since: float | None = None
+    #: Whether it was ever opened (a run's summary names it).
+    was_opened: bool = False
 
 
 class Breaker:
@@ -164,10 +166,22 @@ class Breaker:
             enough = state.failures >= self.failures or rounds
             if enough and (state.opened is None or probe):
                 state.opened, state.cause, state.count = now, reason, state.failures
+                state.was_opened = True
+
+    def cut_off(self) -> list[str]:
+        """Each service that was cut off at some point, with why (the last time): what a
+        run's summary tells the user once, beside the entries' own reasons."""
+        return [
+            f"{name} stopped answering ({self._why(state)})"
+            for (_, name), state in self._states.items()
+            if state.was_opened
+        ]
+
+    def _why(self, state: _State) -> str:
+        cause = f" ({state.cause})" if state.cause else ""
+        return f"{state.count} requests in a row failed{cause}"
 
     def _failure(self, name: str, state: _State) -> Failure:
-        cause = f" ({state.cause})" if state.cause else ""
         return Failure(
-            f"{name} stopped answering: {state.count} requests in a row failed{cause}; "
-            f"not asked again for {self.cooldown:g} s"
+            f"{name} stopped answering: {self._why(state)}; not asked again for {self.cooldown:g} s"
         )

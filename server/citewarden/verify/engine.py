@@ -269,6 +269,7 @@ def build_verifier(
     verifier = Verifier(sources, settings.verify)
     verifier.abstracts = abstracts
     verifier.notices = notices
+    verifier.cut_off = http.breaker.cut_off
     verifier._closers.append(http.aclose)
     if cache is not None:
         verifier._closers.append(cache.close)
