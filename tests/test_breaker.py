@@ -305,6 +305,15 @@ def test_check_names_once_each_source_that_stopped_answering(
         "requests in a row failed (timeout)): the entries that needed it are unverified; "
         "check again later"
     )
+    # the JSON report lists the same sources, the HTML report's summary names them
+    listed = {s["source"]: s["reason"] for s in report["sources_stopped"]}
+    assert sorted(listed) == sorted(services)
+    assert re.fullmatch(r"\d requests in a row failed \(timeout\)", listed["crossref"])
+    page = run_citewarden(["check", "refs.bib", "--format", "html"], tmp_path, env).stdout
+    stopped = re.search(r'<p class="note" id="sources-stopped">(.*?)</p>', page)
+    assert stopped is not None
+    assert f"<b>crossref</b> ({listed['crossref']})" in stopped.group(1)
+    assert "openalex" not in stopped.group(1)
 
 
 # -- (c) a long-lived process asks it again after the cool-down -------------------------------

@@ -65,6 +65,15 @@ class InputError(Exception):
     """A path that does not exist, cannot be checked or cannot be read."""
 
 
+@dataclass(frozen=True, slots=True)
+class Verified:
+    """What verifying a run's entries gave (:func:`verify_entries`)."""
+
+    verdicts: list[Verdict]
+    #: (source, why) of each source that stopped answering during the run.
+    stopped: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass(frozen=True)
 class Audit:
     """What one run found: the project, the findings after policy, the verdicts, the score."""
@@ -87,6 +96,9 @@ class Audit:
     #: Each verified entry with its own verdict, in file order (None: ``verdicts`` are
     #: paired with ``entries`` by key, in order, by :func:`pair_verdicts`).
     paired: tuple[tuple[Entry, Verdict], ...] | None = None
+    #: (source, why) of each source that stopped answering during the verification: its
+    #: entries' lookups failed at once (:mod:`citewarden.verify.breaker`).
+    stopped: tuple[tuple[str, str], ...] = ()
 
     def files(self) -> set[Path]:
         """Every file of the checked projects: those reported on and those read."""
@@ -241,9 +253,10 @@ def verify_entries(
     notify: Notify | None = None,
     *,
     abstracts: bool = False,
-) -> list[Verdict]:
+) -> Verified:
     """One verdict per entry, in order, through the persistent cache (an entry whose key
-    an earlier entry has too is verified on its own, as the editor does).  ``notify`` is
+    an earlier entry has too is verified on its own, as the editor does), and the sources
+    that stopped answering.  ``notify`` is
     told, once each, what the user should know about the cache (rebuilt, unusable) and,
     after the entries, about a source that stopped answering.
     ``abstracts``: ask for the abstract of a matched work whose record has none (there are
@@ -261,6 +274,7 @@ def verify_entries(
             rounds.append([])
         rounds[n].append(entry)
     bar = progress(len(entries)) if progress is not None else nullcontext(lambda _key: None)
+    stopped: list[tuple[str, str]] = []
 
     async def verify_all() -> list[dict[str, Verdict]]:
         verifier = build_verifier(settings, offline=settings.verify.offline, abstracts=abstracts)
@@ -273,11 +287,7 @@ def verify_entries(
                     await verifier.verify_many(batch, on_result=lambda key, _v: advance(key))
                     for batch in rounds
                 ]
-            if notify is not None:
-                for service in verifier.cut_off():
-                    notify(
-                        f"{service}: the entries that needed it are unverified; check again later"
-                    )
+            stopped.extend(verifier.cut_off())
             return done
         finally:
             await verifier.aclose()
@@ -286,7 +296,13 @@ def verify_entries(
     out: list[Verdict] = []
     for n, batch in enumerate(rounds):
         out += [results[n][e.key] for e in batch if e.key in results[n]]
-    return out
+    if notify is not None:
+        for service, why in stopped:
+            notify(
+                f"{service} stopped answering ({why}): the entries that needed it are "
+                "unverified; check again later"
+            )
+    return Verified(out, tuple(stopped))
 
 
 def verdict_findings(
@@ -342,10 +358,12 @@ def run_audit(
         for e in bib.entries
     )
     verdicts: list[Verdict] | None = None
+    stopped: tuple[tuple[str, str], ...] = ()
     pairs: list[tuple[Entry, Verdict]] | None = None
     wanted = [e for e in entries if policy.verifies(ws, e)]
     if verify and settings.verify.enabled and wanted:
-        verdicts = verify_entries(wanted, settings, progress, notify, abstracts=_cites(ws, scope))
+        verified = verify_entries(wanted, settings, progress, notify, abstracts=_cites(ws, scope))
+        verdicts, stopped = verified.verdicts, verified.stopped
         pairs = pair_verdicts(wanted, verdicts)
         extra = verdict_findings(ws, pairs, citation_sites=settings.verify.citation_sites)
         for finding in extra:
@@ -370,6 +388,7 @@ def run_audit(
         summary=score_summary(verdicts) if verdicts is not None else None,
         contexts=tuple(contexts),
         paired=tuple(pairs) if pairs is not None else None,
+        stopped=stopped,
     )
 
 

@@ -25,7 +25,8 @@ the working directory when the file lies under it, else absolute)::
                              "publisher"} | null}],
       "score": 0-100,
       "tiers": {"H": n, "E": n, "M": n, "D": n},
-      "summary": {"score", "tiers", "counted", "unverified", "skipped", "statuses"}
+      "summary": {"score", "tiers", "counted", "unverified", "skipped", "statuses"},
+      "sources_stopped": [{"source", "reason"}]  # those that stopped answering in the run
     }
 
 ``dangling``/``orphans``/``duplicates`` list each place once; ``diagnostics`` holds every
@@ -287,7 +288,9 @@ def build_report(
 
 def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
     """The JSON report of an audit; with ``"source_addresses"`` (source -> address) when
-    verification asked a source somewhere other than the service's own address."""
+    verification asked a source somewhere other than the service's own address, and with
+    verification ``"sources_stopped"``: ``[{"source", "reason"}]``, each source that stopped
+    answering during the run (its entries are ``unverified``)."""
     report = build_report(
         audit.findings,
         audit.workspace.line_index,
@@ -306,6 +309,8 @@ def report_of(audit: Audit, cwd: Path | None = None) -> dict[str, Any]:
         elsewhere = addresses_elsewhere(audit.settings.verify)
         if elsewhere:
             report["source_addresses"] = elsewhere
+    if audit.verdicts is not None:
+        report["sources_stopped"] = [{"source": name, "reason": why} for name, why in audit.stopped]
     return report
 
 

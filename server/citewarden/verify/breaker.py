@@ -168,11 +168,11 @@ class Breaker:
                 state.opened, state.cause, state.count = now, reason, state.failures
                 state.was_opened = True
 
-    def cut_off(self) -> list[str]:
-        """Each service that was cut off at some point, with why (the last time): what a
-        run's summary tells the user once, beside the entries' own reasons."""
+    def cut_off(self) -> list[tuple[str, str]]:
+        """(service, why: the last time) of each service that was cut off at some point:
+        what a run's summary tells the user once, beside the entries' own reasons."""
         return [
-            f"{name} stopped answering ({self._why(state)})"
+            (name, self._why(state))
             for (_, name), state in self._states.items()
             if state.was_opened
         ]

@@ -65,8 +65,9 @@ class SourceCalls:
         self._closers: list[Callable[[], Any]] = []
         #: What the user should be told once about this verifier (a rebuilt or missing cache).
         self.notices: list[str] = []
-        #: The services that stopped answering so far, with why (its HTTP client's breaker).
-        self.cut_off: Callable[[], list[str]] = list
+        #: (service, why) of the services that stopped answering so far (its HTTP
+        #: client's breaker).
+        self.cut_off: Callable[[], list[tuple[str, str]]] = list
 
     def _bind_loop(self) -> None:
         """Slots and batches belong to one event loop; start afresh on another."""

@@ -340,4 +340,4 @@ def html_chunks_of(
         root=root,
         contexts=audit.contexts,
     )
-    return html_chunks(data)
+    return html_chunks(dataclasses.replace(data, stopped=audit.stopped))

@@ -74,6 +74,8 @@ class AuditData:
     sources: tuple[str, ...] = ()  # sources configured for the run
     #: sources asked at an address other than the service's own: name -> address
     addresses: tuple[tuple[str, str], ...] = ()
+    #: (source, why) of the sources that stopped answering during the run
+    stopped: tuple[tuple[str, str], ...] = ()
     thresholds: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     title: str = "Reference audit"
     #: Every citation's sentence and score (see :mod:`citewarden.report.contexts`).

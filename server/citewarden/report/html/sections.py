@@ -86,7 +86,18 @@ def dashboard(data: AuditData) -> str:
         f'<div class="index-cards">{index_cards}'
         f'<div class="card outcomes"><div class="lbl">{len(data.entries)} entries</div>'
         f'<ul class="outcome-list">{outcome_list}</ul></div></div>'
-        "</div></section>"
+        f"</div>{_stopped_html(data)}</section>"
+    )
+
+
+def _stopped_html(data: AuditData) -> str:
+    """The sources that stopped answering during the run (empty when none did)."""
+    if not data.stopped:
+        return ""
+    named = "; ".join(f"<b>{esc(name)}</b> ({esc(why)})" for name, why in data.stopped)
+    return (
+        f'<p class="note" id="sources-stopped">Stopped answering during this run: {named}. '
+        "The entries that needed them are unverified; check again later.</p>"
     )
 
 
