@@ -256,11 +256,10 @@ def verify_entries(
 ) -> Verified:
     """One verdict per entry, in order, through the persistent cache (an entry whose key
     an earlier entry has too is verified on its own, as the editor does), and the sources
-    that stopped answering.  ``notify`` is
-    told, once each, what the user should know about the cache (rebuilt, unusable) and,
-    after the entries, about a source that stopped answering.
-    ``abstracts``: ask for the abstract of a matched work whose record has none (there are
-    citing sentences to score)."""
+    that stopped answering.  ``notify`` is told, once each, what the user should know about
+    the cache (rebuilt, unusable) and, after the entries, about a source that stopped
+    answering.  ``abstracts``: ask for the abstract of a matched work whose record has none
+    (there are citing sentences to score)."""
     import asyncio
 
     from citewarden.verify.engine import build_verifier

@@ -138,6 +138,10 @@ class Breaker:
         state.probing = True
         return None, True
 
+    def now(self) -> float:
+        """The breaker's clock (``timed_out_from`` of :meth:`record` is read on it)."""
+        return self._clock()
+
     def record(
         self,
         key: tuple[str, str],

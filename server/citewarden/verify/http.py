@@ -508,7 +508,7 @@ class HttpClient:
                 deadline = self.timeout
                 if budget is not None:
                     deadline = max(0.001, min(deadline, budget.remaining()))
-                started, sent = time.monotonic(), self._clock()
+                started, sent = time.monotonic(), self.breaker.now()
                 hosts: list[str] = []
                 request = client.build_request(
                     method, url, params=params, headers=headers, json=json_body
