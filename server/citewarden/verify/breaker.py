@@ -88,14 +88,13 @@ class _State:
     opened: float | None = None
     #: A probe request is out (the cool-down is over; the others still wait for it).
     probing: bool = False
-    #: The failure that opened it (named in the refusals), and the failures in a row then.
+    #: The failure that opened it (named in the refusals), and the failures in a row then
+    #: (0: it was never opened).
     cause: str = ""
     count: int = 0
     #: When the first timeout since the last answer ended (a request sent after it that
     #: times out too is a second round of silence).
     silent_since: float | None = None
-    #: Whether it was ever opened (a run's summary names it).
-    was_opened: bool = False
 
 
 class Breaker:
@@ -170,15 +169,12 @@ class Breaker:
             enough = state.failures >= self.failures or rounds
             if enough and (state.opened is None or probe):
                 state.opened, state.cause, state.count = now, reason, state.failures
-                state.was_opened = True
 
     def cut_off(self) -> list[tuple[str, str]]:
         """(service, why: the last time) of each service that was cut off at some point:
         what a run's summary tells the user once, beside the entries' own reasons."""
         return [
-            (name, self._why(state))
-            for (_, name), state in self._states.items()
-            if state.was_opened
+            (name, self._why(state)) for (_, name), state in self._states.items() if state.count
         ]
 
     def _why(self, state: _State) -> str:
