@@ -528,8 +528,7 @@ class HttpClient:
                     call.kind, call.reason = kind, _said(outcome)
                     # a host it was sent on to (doi.org's registration agencies) that
                     # stalls is not this service stalling: it counts towards the five only
-                    elsewhere = any(h != host for h in hosts)
-                    stalled = _is_deadline(outcome) and not elsewhere
+                    stalled = _is_deadline(outcome) and all(h == host for h in hosts)
                     call.timed_out_from = sent if stalled else None
                 if budget is not None:
                     budget.spent += time.monotonic() - started
