@@ -586,6 +586,7 @@ def _file_refusal(ws: Workspace, path: Path, found: dict[Path, str | None]) -> s
 def _verification_summary(audit: Audit, cwd: Path) -> str:
     """The references' score, risk tiers and statuses, then one line per entry at risk
     or with a correction: tier, key, status, where, and the corrections offered."""
+    from citewarden.findings.score import COUNTED, NOT_COUNTED
     from citewarden.model import Tier
 
     ws = audit.workspace
@@ -618,7 +619,10 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
     # a key, a path and a value come from the files and the records: each on its line
     key_columns = max((width(visible(v.key)) for v, _ in shown), default=0)
     offered = False
-    for v, entry in sorted(shown, key=lambda pair: rank[pair[0].tier]):
+    uncounted = any(v.status not in COUNTED for v, _ in shown)
+    tier_columns = 3 if uncounted else 1  # "(H)": a tier the counts above leave out
+    # the entries the tiers above count first, then the ones they leave out
+    for v, entry in sorted(shown, key=lambda p: (p[0].status not in COUNTED, rank[p[0].tier])):
         where = ""
         fixes = ""
         if entry is not None:
@@ -638,10 +642,13 @@ def _verification_summary(audit: Audit, cwd: Path) -> str:
                 fixes = ""
                 where += f"  not corrected: {visible(refusal)}"
         offered = offered or bool(fixes)
+        tier = v.tier.value if v.status in COUNTED else f"({v.tier.value})"
         lines.append(
-            f"  {v.tier.value}  {padded(visible(v.key), key_columns)}  {v.status.value:<10}{where}"
+            f"  {tier:<{tier_columns}}  {padded(visible(v.key), key_columns)}  {v.status.value:<10}{where}"
             + (f"  fix: {fixes}" if fixes else "")
         )
+    if uncounted:
+        lines.append(f"  ({NOT_COUNTED})")
     if offered:
         lines.append("  (--diff shows the corrections, --fix applies them)")
     return "\n".join(lines) + "\n"

@@ -19,6 +19,13 @@ from citewarden.model import Status, Tier, Verdict, document_score
 #: Statuses whose tier counts towards the score.
 COUNTED = frozenset({Status.VERIFIED, Status.MISMATCH, Status.NOT_FOUND, Status.RETRACTED})
 
+#: What a report says beside the tier of an entry it shows but the counts leave out (the
+#: tier then comes from the file's own findings, placeholder authors for one).
+NOT_COUNTED = (
+    "a tier in parentheses is not counted: no source answered for that entry (unverified), "
+    "or it was not looked up (skipped)"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class ScoreSummary:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from citewarden.findings.score import COUNTED
 from citewarden.findings.verdicts import record_url, source_label
 from citewarden.model import Code, Entry, Status, Verdict
 from citewarden.safe_text import clipped, markdown_link, markdown_text
@@ -42,7 +43,12 @@ def hover_markdown(
     none it refuses), a CSL item's (``csl_type``, the entry's) named as the item gets them."""
     if verdict is None:
         return "**Verification:** in progress" if pending else "**Verification:** not yet run"
-    lines = [f"**Verification:** {_STATUS_TEXT[verdict.status]} (risk tier {verdict.tier.value})"]
+    # an unverified or skipped entry's tier comes from the file alone: not in the score
+    counted = "" if verdict.status in COUNTED else ", not counted in the score"
+    lines = [
+        f"**Verification:** {_STATUS_TEXT[verdict.status]} "
+        f"(risk tier {verdict.tier.value}{counted})"
+    ]
     m = verdict.match
     if m is not None:
         shown = markdown_link(clipped(_flat(m.title or "untitled")), record_url(verdict))

@@ -17,7 +17,7 @@ the working directory when the file lies under it, else absolute)::
       "diagnostics": [{"file", "line", "column", "end_line", "end_column",
                        "code", "severity", "message"}],
       # with verification only:
-      "entries": [{"key", "file", "line", "status", "tier",
+      "entries": [{"key", "file", "line", "status", "tier", "counted",
                    "match": {"source", "doi", "score"} | null,
                    "corrections": {field: value},
                    "findings": [{"code", "severity", "message", "field"}],
@@ -46,7 +46,7 @@ from typing import Any
 
 from citewarden.audit import Audit, pair_verdicts, sorted_findings
 from citewarden.context.collect import CitationContext
-from citewarden.findings.score import ScoreSummary, score_summary
+from citewarden.findings.score import COUNTED, ScoreSummary, score_summary
 from citewarden.fix.plan import compared_key, repeated_keys
 from citewarden.fix.run import file_refusal, written_corrections
 from citewarden.model import Citation, Code, Entry, Finding, Location, VenueInfo, Verdict
@@ -159,6 +159,8 @@ def entry_json(
         "line": line,
         "status": verdict.status.value,
         "tier": verdict.tier.value,
+        # whether ``tiers`` and the score count it (not: no source answered, or skipped)
+        "counted": verdict.status in COUNTED,
         "match": (
             {"source": match.source, "doi": match.doi, "score": round(match.score, 4)}
             if match is not None

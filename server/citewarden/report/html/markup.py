@@ -6,6 +6,7 @@ import html
 import urllib.parse
 from pathlib import Path
 
+from citewarden.findings.score import COUNTED, NOT_COUNTED
 from citewarden.model import Code, Severity, Status, Tier, Verdict, code_doc_url
 from citewarden.safe_text import https_url, visible, visible_lines
 
@@ -61,6 +62,11 @@ def tier_badge(verdict: Verdict | None) -> str:
     if verdict is None:
         return '<span class="tier none">–</span>'
     t = verdict.tier
+    if verdict.status not in COUNTED:  # from the file alone: shown, not counted
+        return (
+            f'<span class="tier t{t.value} uncounted" title="{TIER_LABEL[t]}; '
+            f'{esc(NOT_COUNTED)}">({t.value})</span>'
+        )
     return f'<span class="tier t{t.value}" title="{TIER_LABEL[t]}">{t.value}</span>'
 
 

@@ -72,6 +72,7 @@ table.audit td:first-child { min-width: 190px; }
 .tier.tH { background: var(--bad); } .tier.tE { background: #d1661a; }
 .tier.tM { background: #bf8700; } .tier.tD { background: var(--ok); }
 .tier.none { background: #d0d7de; color: var(--muted); }
+.tier.uncounted { width: auto; padding: 0 5px; border-radius: 12px; opacity: .65; }
 ul.issues { margin: 0; padding-left: 16px; } ul.issues li { margin: 2px 0; }
 ul.issues li span.field { color: var(--muted); }
 a.code { font-family: ui-monospace, Menlo, Consolas, "Liberation Mono", monospace;
