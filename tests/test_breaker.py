@@ -432,3 +432,25 @@ async def test_a_source_whose_bodies_come_cut_short_is_cut_off(hostile: HostileS
     assert isinstance(refused, Failure), refused
     assert refused.reason.startswith("crossref stopped answering"), refused
     assert len(hostile.seen(WORK)) == asked
+
+
+def test_stopped_names_the_sources_cut_off_now_cut_off_those_ever_cut_off() -> None:
+    """The editor's status shows the sources cut off now (a probe that got an answer takes
+    one off); a run's summary names every source cut off at some point."""
+    clock = Clock()
+    breaker = Breaker(cooldown=60.0, clock=clock)
+    crossref, dblp = ("h", "crossref"), ("h", "dblp")
+    for _ in range(FAILURES):
+        breaker.record(crossref, Kind.FAILED, "HTTP 503", probe=False)
+        breaker.record(dblp, Kind.FAILED, "HTTP 503", probe=False)
+    assert sorted(breaker.stopped()) == [
+        ("crossref", f"{FAILURES} requests in a row failed (HTTP 503)"),
+        ("dblp", f"{FAILURES} requests in a row failed (HTTP 503)"),
+    ]
+    clock.now += 61.0  # the cool-down is over, but no answer yet: still cut off
+    assert [name for name, _ in breaker.stopped()] == ["crossref", "dblp"]
+    refused, probe = breaker.admit(crossref)
+    assert refused is None and probe
+    breaker.record(crossref, Kind.ANSWERED, "", probe=True)
+    assert [name for name, _ in breaker.stopped()] == ["dblp"]
+    assert [name for name, _ in breaker.cut_off()] == ["crossref", "dblp"]

@@ -296,11 +296,10 @@ def verify_entries(
     for n, batch in enumerate(rounds):
         out += [results[n][e.key] for e in batch if e.key in results[n]]
     if notify is not None:
+        from citewarden.verify.breaker import stopped_notice
+
         for service, why in stopped:
-            notify(
-                f"{service} stopped answering ({why}): the entries that needed it are "
-                "unverified; check again later"
-            )
+            notify(stopped_notice(service, why))
     return Verified(out, tuple(stopped))
 
 

@@ -67,6 +67,11 @@ local ok, err = pcall(function()
   local handler = cw.handlers['citewarden/status']
   handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 40 }, verifying = false, done = 43, total = 43 }, { client_id = 7 })
   eq('status text', cw.status_text(7), 'citewarden 88 · H1 E0 M2 D40')
+  local stopped = { { source = 'crossref', reason = '2 requests in a row failed (timeout)' }, { source = 'db\nlp', reason = 'x' } }
+  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 40 }, verifying = false, verified = 43, total = 43, stopped = stopped }, { client_id = 7 })
+  eq('sources that stopped answering (a control character shown as ?)', cw.status_text(7), 'citewarden 88 · H1 E0 M2 D40 · stopped answering: crossref, db?lp')
+  handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 40 }, verifying = false, verified = 43, total = 43, stopped = { 'crossref', { source = 3 } } }, { client_id = 7 })
+  eq('a malformed stopped list names nothing', cw.status_text(7), 'citewarden 88 · H1 E0 M2 D40')
   handler(nil, { score = 88, tiers = { H = 1, E = 0, M = 2, D = 37 }, verifying = true, verified = 40, total = 43 }, { client_id = 7 })
   eq('status while verifying', cw.status_text(7), 'citewarden verifying 40/43 · H1 E0 M2 D37')
   cw.create_commands()

@@ -20,7 +20,15 @@ export interface StatusParams {
   /** Entries per verification status (verified, mismatch, not_found, unverified, ...). */
   statuses: Record<string, number>;
   offline: boolean;
+  /** Sources cut off now (they stopped answering), with why. */
+  stopped: StoppedSource[];
   uri?: string;
+}
+
+/** A source the server stopped asking for a while, and why. */
+export interface StoppedSource {
+  source: string;
+  reason: string;
 }
 
 export const STATUS_NOTIFICATION = 'citewarden/status';
@@ -52,6 +60,10 @@ export function parseStatus(raw: unknown): StatusParams {
       Object.entries((p.statuses ?? {}) as Record<string, unknown>).map(([k, v]) => [k, count(v)]),
     ),
     offline: p.offline === true,
+    stopped: (Array.isArray(p.stopped) ? (p.stopped as unknown[]) : [])
+      .map((raw) => (raw ?? {}) as Record<string, unknown>)
+      .filter((s) => typeof s.source === 'string' && typeof s.reason === 'string')
+      .map((s) => ({ source: s.source as string, reason: s.reason as string })),
     uri: typeof p.uri === 'string' ? p.uri : undefined,
   };
 }
@@ -146,6 +158,12 @@ export class StatusBar implements vscode.Disposable {
     const unverified = s.statuses.unverified ?? 0;
     if (unverified > 0) {
       md.appendMarkdown(`\n${unverified} not verified (no source could be reached)\n`);
+    }
+    for (const stop of s.stopped) {
+      // names and reasons come from the server: shown as text, never as Markdown
+      md.appendMarkdown('\n');
+      md.appendText(`${stop.source} stopped answering (${stop.reason}): not asked for a while`);
+      md.appendMarkdown('\n');
     }
     if (s.offline) {
       md.appendMarkdown('\nOffline: only the cache and the snapshot file are used.\n');

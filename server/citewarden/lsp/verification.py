@@ -59,6 +59,9 @@ log = logging.getLogger(__name__)
 
 STATUS_METHOD = "citewarden/status"
 
+#: What to do about a source that stopped answering, in the editor.
+STOPPED_THEN = "they are verified again on the next save, or by verifying all references"
+
 #: Least time between two republications while verdicts stream in (the first one after a
 #: quiet spell goes out at once); a republication that took longer is followed by a pause
 #: as long.
@@ -88,6 +91,8 @@ class VerificationService(VerificationQueue):
         self._verifier_lock = asyncio.Lock()
         #: Cache notices already shown (each is said once per server).
         self._told: set[str] = set()
+        #: The sources cut off when last told (one that answered since is told again).
+        self._stopped_told: set[str] = set()
         self._files: dict[Path, _FileMemo] = {}
         self._preloading = False
         #: Fingerprints by the entry's source text, so unchanged entries are not looked at.
@@ -177,18 +182,22 @@ class VerificationService(VerificationQueue):
 
     def _tell(self, notices: Sequence[str]) -> None:
         """Show each notice (a rebuilt, unusable or failing cache) once, escaped."""
-        from lsprotocol import types
-
         for notice in notices:
             if notice in self._told:
                 continue
             self._told.add(notice)
-            with contextlib.suppress(Exception):
-                self.session.server.window_show_message(
-                    types.ShowMessageParams(
-                        type=types.MessageType.Warning, message=f"citewarden: {visible(notice)}"
-                    )
+            self._say(notice)
+
+    def _say(self, notice: str) -> None:
+        """Show ``notice`` as a warning, escaped."""
+        from lsprotocol import types
+
+        with contextlib.suppress(Exception):
+            self.session.server.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning, message=f"citewarden: {visible(notice)}"
                 )
+            )
 
     @property
     def engine(self) -> EngineThread:
@@ -281,14 +290,32 @@ class VerificationService(VerificationQueue):
             "verifying": self.verifying,
             "enabled": self.enabled,
             "offline": bool(self.settings.offline),
+            "stopped": [{"source": s, "reason": why} for s, why in self._stopped()],
         }
+
+    def _stopped(self) -> list[tuple[str, str]]:
+        """(service, why) of the sources cut off now: no request goes to them until one
+        gets an answer after the cool-down."""
+        verifier = self._verifier
+        return verifier.stopped() if verifier is not None else []
 
     def send_status(self, force: bool = False) -> None:
         status = self.status()
+        self._tell_stopped(status["stopped"])
         if status == self._last_status and not force:
             return
         self._last_status = status
         notify(self.session.server, STATUS_METHOD, status)
+
+    def _tell_stopped(self, stopped: Sequence[Mapping[str, str]]) -> None:
+        """Say once that a source stopped answering; again only after it answered since."""
+        from citewarden.verify.breaker import stopped_notice
+
+        now = {s["source"] for s in stopped}
+        for s in stopped:
+            if s["source"] not in self._stopped_told:
+                self._say(stopped_notice(s["source"], s["reason"], STOPPED_THEN))
+        self._stopped_told = now
 
     # -- cache ------------------------------------------------------------------------------
     async def clear_cache(self) -> int:

@@ -97,6 +97,12 @@ class _State:
     silent_since: float | None = None
 
 
+def stopped_notice(service: str, why: str, then: str = "check again later") -> str:
+    """What the user is told once of a service cut off (``why``: :meth:`Breaker.cut_off`'s),
+    ``then``: what to do about it."""
+    return f"{service} stopped answering ({why}): the entries that needed it are unverified; {then}"
+
+
 class Breaker:
     """Failures in a row per service, and whether a request may be sent to it."""
 
@@ -176,6 +182,12 @@ class Breaker:
         return [
             (name, self._why(state)) for (_, name), state in self._states.items() if state.count
         ]
+
+    def stopped(self) -> list[tuple[str, str]]:
+        """(service, why) of each service cut off now (until a probe gets an answer): what
+        the editor's status shows.  Read from another thread than the one recording."""
+        states = tuple(self._states.items())
+        return [(name, self._why(state)) for (_, name), state in states if state.opened is not None]
 
     def _why(self, state: _State) -> str:
         cause = f" ({state.cause})" if state.cause else ""

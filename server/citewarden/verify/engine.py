@@ -270,6 +270,7 @@ def build_verifier(
     verifier.abstracts = abstracts
     verifier.notices = notices
     verifier.cut_off = http.breaker.cut_off
+    verifier.stopped = http.breaker.stopped
     verifier._closers.append(http.aclose)
     if cache is not None:
         verifier._closers.append(cache.close)

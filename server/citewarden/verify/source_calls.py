@@ -68,6 +68,8 @@ class SourceCalls:
         #: (service, why) of the services that stopped answering so far (its HTTP
         #: client's breaker).
         self.cut_off: Callable[[], list[tuple[str, str]]] = list
+        #: (service, why) of the services cut off now.
+        self.stopped: Callable[[], list[tuple[str, str]]] = list
 
     def _bind_loop(self) -> None:
         """Slots and batches belong to one event loop; start afresh on another."""

@@ -112,14 +112,31 @@ function M.find_root(path, markers)
   return best or start
 end
 
---- Text for a status table: "citewarden 92 · H0 E1 M2 D40", or the progress while verifying.
+--- The sources a status says stopped answering: "crossref, dblp", or nil.
+local function stopped_sources(s)
+  local names = {}
+  for _, stop in ipairs(type(s.stopped) == 'table' and s.stopped or {}) do
+    if type(stop) == 'table' and type(stop.source) == 'string' then
+      -- a name from the server: printable characters only, on one line
+      names[#names + 1] = (stop.source:gsub('[%c]', '?'))
+    end
+  end
+  return #names > 0 and table.concat(names, ', ') or nil
+end
+
+--- Text for a status table: "citewarden 92 · H0 E1 M2 D40", or the progress while verifying;
+--- then "· stopped answering: crossref" when sources were cut off.
 function M.format_status(s)
   local t = s.tiers or {}
   local tiers = string.format('H%d E%d M%d D%d', t.H or 0, t.E or 0, t.M or 0, t.D or 0)
+  local text
   if s.verifying then
-    return string.format('citewarden verifying %d/%d · %s', s.done or s.verified or 0, s.total or 0, tiers)
+    text = string.format('citewarden verifying %d/%d · %s', s.done or s.verified or 0, s.total or 0, tiers)
+  else
+    text = string.format('citewarden %d · %s', s.score or 0, tiers)
   end
-  return string.format('citewarden %d · %s', s.score or 0, tiers)
+  local stopped = stopped_sources(s)
+  return stopped and (text .. ' · stopped answering: ' .. stopped) or text
 end
 
 --- Status text for a client's last status (or the newest of any client's).
