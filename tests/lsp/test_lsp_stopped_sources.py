@@ -102,9 +102,7 @@ async def test_the_editor_names_each_source_cut_off_once(
         "needed it are unverified; they are verified again on the next save, or by verifying "
         "all references"
     )
-    assert all(
-        m.type == types.MessageType.Warning for m in client.messages if m.message in said
-    )
+    assert all(m.type == types.MessageType.Warning for m in client.messages if m.message in said)
 
 
 async def test_a_status_before_any_source_failed_names_none(
