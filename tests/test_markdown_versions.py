@@ -378,6 +378,14 @@ ALIKE = [
     # are read apart
     "| x | y |\n|---|---|\n| A | `x |\n| B | @t1 `y` |\n\n| x | y |\n|---|---|\n"
     "| \\foo{a | b |\n| @q15} | z |\n\n| x | y |\n|---|---|\n| [see | b |\n| @q16] | z |\n",
+    # ... and the lines they go on over are the same row: its cells past the columns are
+    # dropped, a line with no "|" is no paragraph
+    "| h1 | h2 | h3 |\n|----|----|----|\n| x | `y\nz` | @k8 | @k7 |\n| a | $b\nc$ @k1\n"
+    "| d | e | f | @k2 |\n| g | <!-- h\ni\n--> @k3 | @k4 | @k5\n| `a\nb` `c\nd` | @k6 | @k9 |"
+    " @k10 |\n\n> | h1 | h2 |\n> |----|----|\n> | \\foo{y\n> z} | @k11 | @k12 |\n",
+    # a raw HTML tag too; a "<" that opens no tag (no ">", or in code) goes on over nothing
+    '| h1 | h2 | h3 |\n|----|----|----|\n| x | <span\ntitle="a">q</span> | @k8 | @k7 |\n'
+    "| x | a <br\n/> @k1 | @k2 | @k3 |\n| `<b` | <i\n| @k4 | @k5 |\n| <b | c | @k6 | @k9 |\n",
     "  Right     Left\n-------     ------\n     12     `a\n    123     @t2 `b`\n",
     "+-------+-------+\n| a `x  | b     |\n+-------+-------+\n| c @g1 | d `y` |\n"
     "+-------+-------+\n",

@@ -601,6 +601,10 @@ class _Reader:
         self.table_until = -1
         #: how many columns the pipe table being read has
         self.pipe_columns = 0
+        #: where a code span, math, raw TeX or HTML opened in the pipe table's row above
+        #: closes, past that row's line (-1: none): pandoc reads the lines up to
+        #: it, and the rest of the line it closes on, as the same row
+        self.row_until = -1
         #: a YAML metadata block may be read (not in a metadata string)
         self.metadata = metadata
         self.out = Blocks()
@@ -933,12 +937,31 @@ class _Reader:
         """Note the pipe table's row from ``start`` to ``end`` in :attr:`Blocks.pipe_rows`,
         its ``|`` but the escaped ones in :attr:`Blocks.rows` and the cells they start in
         :attr:`Blocks.cells` (one cuts a braced key)."""
-        rows, cells = self.out.rows, self.out.cells
         self.out.pipe_rows.append((start, end, self.pipe_columns))
+        self._note_bars(start, end)
+
+    def _note_bars(self, start: int, end: int) -> None:
+        """The ``|`` from ``start`` to ``end`` but the escaped ones in :attr:`Blocks.rows`,
+        the cells they start in :attr:`Blocks.cells`."""
+        rows, cells = self.out.rows, self.out.cells
         for bar in _pipe_bars(self.text, start, end):
             if not rows or rows[-1] < bar:
                 rows.append(bar)
                 cells.append(bar + 1)
+
+    def _row_reach(self, start: int, end: int) -> None:
+        """Note in :attr:`row_until` where a construct opened in the pipe table's row from
+        ``start`` to ``end`` (its line break) closes when that is past ``end``."""
+        self.row_until = self._crossings().reach(start, end, tags=True)
+
+    def _row_goes_on(self, start: int, end: int) -> None:
+        """The pipe table's row above goes on over the line from ``start`` to ``end``: one
+        row (its cells past the columns dropped), no new row's break at the line."""
+        row_start, _, columns = self.out.pipe_rows.pop()
+        self.out.pipe_rows.append((row_start, end, columns))
+        self._note_bars(start, end)
+        if self.row_until <= end:  # it closes on this line: what opens after it may not
+            self._row_reach(self.row_until, end)
 
     def _simple_table(self, line: str, j: int, col: int, base: int) -> None:
         """A simple table starts: ``line`` from ``j`` (at column ``col``, its containers'
@@ -1280,6 +1303,10 @@ class _Reader:
         para_first, pipe = self.para_first, self.pipe
         self.para_first = self.pipe = False
         caption = False
+        if self.table == "pipe" and pos <= self.row_until:  # the row above goes on here
+            self._row_goes_on(pos + j, line_end)
+            self._cells_cut(line, pos + j, line_end)
+            return next_pos
         if self.table is not None:
             rest = line[j:]
             if self.table == "simple":
@@ -1293,6 +1320,7 @@ class _Reader:
                 if self.table == "pipe":
                     _add(self.out.rows, pos)
                     self._bars(pos + j, line_end)
+                    self._row_reach(pos + j, line_end)
                 self._cells_cut(line, pos + j, line_end)
                 return next_pos  # a row
             self.table = None

@@ -1828,6 +1828,8 @@ def _close_parens(text: str, i: int) -> int:
 
 _DISPLAY_CLOSE = re.compile(r"\$\$")
 _LINE_OPENERS = re.compile(r"\\[\s\S]|`++|<!--|\$\$?+")
+#: the same and a raw HTML tag's name: what a pipe table's row reads whole
+_ROW_OPENERS = re.compile(r"\\[\s\S]|`++|<!--|\$\$?+|<(/?[A-Za-z][A-Za-z0-9-]{0,30})(?=[\s/>])")
 
 
 class LineCrossings:
@@ -1854,18 +1856,24 @@ class LineCrossings:
         closes after ``end``."""
         return self.reach(start, end) > end
 
-    def reach(self, start: int, end: int) -> int:
+    def reach(self, start: int, end: int, tags: bool = False) -> int:
         """Where the construct opened in ``text[start:end]`` (a line, ``end`` at its line
         break) that closes after ``end`` closes (its lines are its text, no block's), or
-        -1 when none does."""
+        -1 when none does; ``tags``: a raw HTML tag is one too (a pipe table's row)."""
         text = self._text
         par = self._par.start(end)
         limit = len(text) if par < 0 else par
         pos = start
-        while (m := _LINE_OPENERS.search(text, pos, end)) is not None:
+        openers = _ROW_OPENERS if tags else _LINE_OPENERS
+        # a tag's name may end the line: its look-ahead sees the line break
+        stop = min(end + 1, len(text)) if tags else end
+        while (m := openers.search(text, pos, stop)) is not None and m.start() < end:
             token, at = m.group(), m.start()
             close = -1
-            if token[0] == "\\":
+            if m.lastindex:  # a tag's name: the tag ends after its ">" (none: text)
+                close = _tag_end(text, m.end())
+                close = close if m.end() < close <= limit else -1
+            elif token[0] == "\\":
                 if token[1].isalpha():
                     close = self._raw_tex.end(at)
             elif token[0] == "`":
