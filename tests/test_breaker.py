@@ -247,23 +247,31 @@ async def test_an_answer_between_failures_keeps_the_source_asked(
     await http.aclose()
 
 
-async def test_a_service_that_stalls_is_cut_off_not_an_agency_it_sends_requests_on_to(
+async def test_an_agency_that_stalls_is_cut_off_on_its_own_not_the_service_handing_over(
     hostile: HostileServer,
 ) -> None:
-    """doi.org hands a DOI over to its registration agency: an agency that stalls is not
-    doi.org stalling (its other DOIs may resolve), so its timeouts count only towards the
-    five failures in a row; doi.org itself stalling twice, one request after the other,
-    cuts it off."""
+    """doi.org hands a DOI over to its registration agency: doi.org answered (with the
+    redirect), and an agency that stalls is cut off on its own, named by its host; doi.org
+    stays in use for the DOIs of the other agencies.  doi.org itself stalling twice, one
+    request after the other, cuts it off."""
     hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
     hostile.route("/ra", Behaviour("stall"))
+    hostile.route("/doi/fine", Behaviour("ok"))
     hostile.route("/doi/itself", Behaviour("stall"))
     http = fast_http(timeout=0.3, redirect_hosts={"doi": frozenset({"localhost"})})
-    for _ in range(FAILURES - 1):
+    for _ in range(2):
         failed = await http.get(hostile.url + "/doi/agency", lane="doi")
         assert isinstance(failed, Failure) and failed.reason.startswith("timeout"), failed
-    assert len(hostile.seen("/ra")) == FAILURES - 1  # each one sent on, none refused
-    await http.aclose()
-    http = fast_http(timeout=0.3)
+    refused = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(refused, Failure)
+    assert refused.reason.startswith(
+        "localhost (via doi) stopped answering: 2 requests in a row failed (timeout)"
+    )
+    assert len(hostile.seen("/doi/agency")) == 3  # doi.org asked every time ...
+    assert len(hostile.seen("/ra")) == 2  # ... the agency not the third time
+    fine = await http.get(hostile.url + "/doi/fine", lane="doi")
+    assert isinstance(fine, Reply) and fine.status == 200
+    assert [name for name, _ in http.breaker.stopped()] == ["localhost (via doi)"]
     for _ in range(2):
         failed = await http.get(hostile.url + "/doi/itself", lane="doi")
         assert isinstance(failed, Failure) and failed.reason.startswith("timeout"), failed
@@ -271,6 +279,42 @@ async def test_a_service_that_stalls_is_cut_off_not_an_agency_it_sends_requests_
     assert isinstance(refused, Failure)
     assert refused.reason.startswith("doi stopped answering: 2 requests in a row failed")
     assert len(hostile.seen("/doi/itself")) == 2
+    await http.aclose()
+
+
+async def test_an_agency_answering_503_is_cut_off_and_probed_again_on_its_own(
+    hostile: HostileServer,
+) -> None:
+    """Five requests in a row that an agency answered with 503 cut that agency off, not
+    doi.org: a DOI doi.org answers itself still resolves.  After the cool-down one
+    request goes through to the agency again, and its answer puts it back in use."""
+    clock = Clock()
+    hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
+    hostile.route("/ra", Behaviour("503", retry_after="0"))
+    hostile.route("/doi/fine", Behaviour("ok"))
+    http = fast_http(
+        timeout=1.0,
+        redirect_hosts={"doi": frozenset({"localhost"})},
+        breaker=Breaker(cooldown=60.0, clock=clock),
+    )
+    for _ in range(FAILURES):
+        failed = await http.get(hostile.url + "/doi/agency", lane="doi")
+        assert isinstance(failed, Failure) and failed.reason == "HTTP 503", failed
+    asked = len(hostile.seen("/ra"))
+    refused = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(refused, Failure)
+    assert refused.reason.startswith(
+        f"localhost (via doi) stopped answering: {FAILURES} requests in a row failed (HTTP 503)"
+    )
+    assert len(hostile.seen("/ra")) == asked
+    fine = await http.get(hostile.url + "/doi/fine", lane="doi")
+    assert isinstance(fine, Reply) and fine.status == 200
+    hostile.route("/ra", Behaviour("ok"))
+    clock.now += 61.0
+    back = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(back, Reply) and back.status == 200
+    assert http.breaker.stopped() == []
+    assert [name for name, _ in http.breaker.cut_off()] == ["localhost (via doi)"]
     await http.aclose()
 
 

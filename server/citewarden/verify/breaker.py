@@ -14,8 +14,10 @@ One place decides it for the HTTP client (:mod:`citewarden.verify.http`), per se
   it never makes "not found").  A source that stalls opens it sooner: each of its
   failures costs a whole request timeout, so two timeouts one after the other (the second
   request sent after the first had timed out) are enough.  Timeouts of requests sent
-  together (a moment of slowness), and of requests the service sent on to another host
-  (doi.org to a registration agency), count only towards :data:`FAILURES`.
+  together (a moment of slowness) count only towards :data:`FAILURES`.
+* A host the service hands a request over to with a redirect (doi.org to a DOI's
+  registration agency) is a service of its own, ``data.medra.org (via doi)``: the
+  service answered, what came after is the agency's.
 * After :data:`COOLDOWN` seconds one request (the probe) is sent again; an answer closes
   the breaker, a failure opens it for another cool-down.  A long-lived language server so
   comes back by itself once the source does.

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 import time
@@ -168,6 +169,9 @@ class _Call:
     probe: bool = False
     #: When that attempt was sent, if it timed out (the breaker's rounds of silence).
     timed_out_from: float | None = None
+    #: The host the service handed the request over to (doi.org to a DOI's registration
+    #: agency), a service of its own to the breaker: what the request said of it.
+    handed: _Call | None = None
 
 
 @dataclass
@@ -423,14 +427,29 @@ class HttpClient:
             log.warning("%s %s: unexpected %s", method, self._safe(url), type(exc).__name__)
             return Failure(f"client error: {type(exc).__name__}")
         finally:
-            if call.key is not None:
-                self.breaker.record(
-                    call.key,
-                    call.kind,
-                    call.reason,
-                    probe=call.probe,
-                    timed_out_from=call.timed_out_from,
-                )
+            for said in (call, call.handed):
+                if said is not None and said.key is not None:
+                    self.breaker.record(
+                        said.key,
+                        said.kind,
+                        said.reason,
+                        probe=said.probe,
+                        timed_out_from=said.timed_out_from,
+                    )
+
+    def _hand_over(self, call: _Call, family: str, host: str) -> Failure | None:
+        """Whether the request may follow its service's redirect to ``host`` (one of the
+        lane's hosts: a registration agency), itself cut off when it stopped answering:
+        why not, or None (it is then :attr:`_Call.handed`)."""
+        key = (host, f"{host} (via {family})")
+        before = call.handed
+        if before is not None and before.key == key and before.probe:
+            return None  # the probe of the agency is this request (asked again)
+        refused, probe = self.breaker.admit(key)
+        if refused is not None:
+            return refused
+        call.handed = _Call(key=key, probe=probe)
+        return None
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
@@ -522,14 +541,19 @@ class HttpClient:
                     redirect_hosts=self.redirect_hosts,
                     safe_url=self._safe,
                     hosts=hosts,
+                    hand_over=functools.partial(self._hand_over, call, family_of(lane)),
                 )
                 kind = judge(outcome, cut_short=deadline < self.timeout / 2)
+                handed = call.handed
+                said = call
+                if handed is not None and handed.key is not None and hosts[-1] == handed.key[0]:
+                    # the service answered, handing the request over: what came after is
+                    # the agency's (one agency down is not doi.org down)
+                    call.kind, call.reason, call.timed_out_from = Kind.ANSWERED, "", None
+                    said = handed
                 if kind is not Kind.NEITHER:
-                    call.kind, call.reason = kind, _said(outcome)
-                    # a host it was sent on to (doi.org's registration agencies) that
-                    # stalls is not this service stalling: it counts towards the five only
-                    stalled = _is_deadline(outcome) and all(h == host for h in hosts)
-                    call.timed_out_from = sent if stalled else None
+                    said.kind, said.reason = kind, _said(outcome)
+                    said.timed_out_from = sent if _is_deadline(outcome) else None
                 if budget is not None:
                     budget.spent += time.monotonic() - started
                     if final and deadline < self.timeout and _is_deadline(outcome):

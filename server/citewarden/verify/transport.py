@@ -188,10 +188,13 @@ async def exchange(
     redirect_hosts: Mapping[str, frozenset[str]] = REDIRECT_HOSTS,
     safe_url: Callable[[str], str] = str,
     hosts: list[str] | None = None,
+    hand_over: Callable[[str], Failure | None] | None = None,
 ) -> Outcome:
     """Send ``request`` and read its answer under a total ``deadline``; never raises for
     network trouble.  ``safe_url`` turns the final URL into its loggable form; ``hosts``
-    gets the host of each request sent (the first, then each redirect's)."""
+    gets the host of each request sent (the first, then each redirect's); ``hand_over``
+    is asked before a redirect to another host of the lane is followed (doi.org handing a
+    DOI to its registration agency): why not (a failure, final), or None."""
     try:
         async with asyncio.timeout(deadline):
             return await _send(
@@ -202,6 +205,7 @@ async def exchange(
                 redirect_hosts,
                 safe_url,
                 [] if hosts is None else hosts,
+                hand_over,
             )
     except TimeoutError:
         return Failure(f"timeout: no complete response within {deadline:g} s"), True
@@ -236,6 +240,7 @@ async def _send(
     redirect_hosts: Mapping[str, frozenset[str]],
     safe_url: Callable[[str], str],
     hosts: list[str],
+    hand_over: Callable[[str], Failure | None] | None,
 ) -> Outcome:
     start = request.url
     for hop in range(MAX_REDIRECTS + 1):
@@ -246,6 +251,10 @@ async def _send(
             if response.status_code in {301, 302, 303, 307, 308} and location:
                 target = request.url.join(location)
                 refused = may_redirect(lane, start, target, redirect_hosts)
+                handed = target.host not in (start.host, request.url.host)
+                if refused is None and handed and hand_over is not None:
+                    refused_by = hand_over(target.host)
+                    refused = refused_by.reason if refused_by is not None else None
                 if refused is not None:
                     return Failure(refused, response.status_code), True
                 request = _follow(request, target, start, response.status_code)
