@@ -14,18 +14,9 @@ from citewarden import cli
 from citewarden.findings.score import NOT_COUNTED
 from citewarden.lsp.verify_hover import hover_markdown
 from citewarden.model import Status, Tier, Verdict
+from test_cli_report_entries import RECORDS
 
-RECORD = {
-    "DOI": "10.5555/other",
-    "title": ["Deep networks for cats"],
-    "author": [{"family": "Jones", "given": "Mary"}],
-    "container-title": ["Feline Computing"],
-    "issued": {"date-parts": [[2019]]},
-    "volume": "7",
-    "issue": "1",
-    "page": "50-60",
-    "type": "journal-article",
-}
+RECORD = RECORDS[1]  # Jones, Deep networks for cats, volume 7
 
 BIB = """\
 @article{jones2019,

@@ -189,6 +189,19 @@ async def start(tmp_path: Path, client_name: str) -> AsyncIterator[Start]:
     await stop_clients(running)
 
 
+async def open_folder(client: LanguageClient, root: Path, init: Any) -> None:
+    """Initialize ``client``'s session as VS Code does, on the one workspace folder
+    ``root``, with ``init`` as its initializationOptions."""
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
+            initialization_options=init,
+        )
+    )
+
+
 async def stop_clients(clients: list[LanguageClient]) -> None:
     """Shut each client's server down and stop the client (a fixture's teardown)."""
     for client in clients:

@@ -12,13 +12,13 @@ from typing import Any
 import pytest_asyncio
 from lsp_editor import wait_for
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from test_lsp_verify import PROJECT, server_env
 
 import replay as replay_fixtures
 from citewarden.cache import Cache
 from citewarden.model import Code
-from conftest import make_client, stop_clients
+from conftest import make_client, open_folder, stop_clients
 from markers import write_project
 from replay import ReplayServer
 
@@ -60,14 +60,7 @@ async def start(tmp_path: Path, replay: ReplayServer) -> AsyncIterator[Start]:
         )
         client: LanguageClient = await config.start()  # type: ignore[assignment]
         running.append(client)
-        await client.initialize_session(
-            types.InitializeParams(
-                capabilities=client_capabilities("visual-studio-code"),
-                root_uri=root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-                initialization_options=INIT,
-            )
-        )
+        await open_folder(client, root, INIT)
         return client
 
     yield _start

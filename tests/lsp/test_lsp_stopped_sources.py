@@ -13,11 +13,11 @@ from typing import Any
 import pytest_asyncio
 from lsp_editor import wait_for
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 from test_lsp_verify import status_client
 
 from citewarden.verify.config import URL_ENV
-from conftest import stop_clients
+from conftest import open_folder, stop_clients
 from hostile_server import Behaviour, HostileServer, hostile
 
 __all__ = ["hostile"]  # the fixture
@@ -58,14 +58,7 @@ async def start(tmp_path: Path, hostile: HostileServer) -> AsyncIterator[Start]:
         )
         client: LanguageClient = await config.start()  # type: ignore[assignment]
         running.append(client)
-        await client.initialize_session(
-            types.InitializeParams(
-                capabilities=client_capabilities("visual-studio-code"),
-                root_uri=root.as_uri(),
-                workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="ws")],
-                initialization_options={"debounce_ms": 50, "verify": {"timeout": 0.5}},
-            )
-        )
+        await open_folder(client, root, {"debounce_ms": 50, "verify": {"timeout": 0.5}})
         return client
 
     yield _start
