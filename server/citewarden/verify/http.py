@@ -443,8 +443,11 @@ class HttpClient:
         why not, or None (it is then :attr:`_Call.handed`)."""
         key = (host, f"{host} (via {family})")
         before = call.handed
-        if before is not None and before.key == key and before.probe:
-            return None  # the probe of the agency is this request (asked again)
+        if before is not None and before.probe and before.key is not None:
+            if before.key == key:
+                return None  # the probe of the agency is this request (asked again)
+            # sent on elsewhere this time: that probe said nothing, another may go
+            self.breaker.record(before.key, Kind.NEITHER, "", probe=True)
         refused, probe = self.breaker.admit(key)
         if refused is not None:
             return refused
@@ -546,7 +549,7 @@ class HttpClient:
                 kind = judge(outcome, cut_short=deadline < self.timeout / 2)
                 handed = call.handed
                 said = call
-                if handed is not None and handed.key is not None and hosts[-1] == handed.key[0]:
+                if handed is not None and handed.key is not None and hosts[-1:] == [handed.key[0]]:
                     # the service answered, handing the request over: what came after is
                     # the agency's (one agency down is not doi.org down)
                     call.kind, call.reason, call.timed_out_from = Kind.ANSWERED, "", None
