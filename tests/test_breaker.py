@@ -353,6 +353,13 @@ def test_check_names_once_each_source_that_stopped_answering(
     listed = {s["source"]: s["reason"] for s in report["sources_stopped"]}
     assert sorted(listed) == sorted(services)
     assert re.fullmatch(r"\d requests in a row failed \(timeout\)", listed["crossref"])
+    sarif = json.loads(
+        run_citewarden(["check", "refs.bib", "--format", "sarif"], tmp_path, env).stdout
+    )
+    notes = sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    # (a run of its own: how many failures cut a source off may differ)
+    assert sorted(n["properties"]["source"] for n in notes) == sorted(listed)
+    assert all(n["message"]["text"].endswith("check again later") for n in notes)
     page = run_citewarden(["check", "refs.bib", "--format", "html"], tmp_path, env).stdout
     stopped = re.search(r'<p class="note" id="sources-stopped">(.*?)</p>', page)
     assert stopped is not None

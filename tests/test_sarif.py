@@ -121,6 +121,32 @@ def test_empty_log_is_valid(validator: jsonschema.Draft4Validator) -> None:
     assert log["runs"][0]["results"] == []
 
 
+def test_sources_that_stopped_answering_are_warnings_of_the_invocation(
+    validator: jsonschema.Draft4Validator,
+) -> None:
+    """No result says that a source stopped answering (its entries are unverified): the
+    run's invocation carries a warning for each, valid SARIF, its text escaped."""
+    stopped = [
+        ("crossref", "2 requests in a row failed (timeout)"),
+        ("data.medra.org (via doi)", "5 requests in a row failed (HTTP 503)"),
+    ]
+    log = sarif_log([], {}, stopped=stopped)
+    assert list(validator.iter_errors(log)) == []
+    [invocation] = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    notes = invocation["toolExecutionNotifications"]
+    assert [(n["level"], n["descriptor"]["id"]) for n in notes] == [
+        ("warning", "source-stopped"),
+        ("warning", "source-stopped"),
+    ]
+    assert [n["properties"] for n in notes] == [{"source": s, "reason": why} for s, why in stopped]
+    assert notes[1]["message"]["text"] == (
+        "data.medra.org (via doi) stopped answering (5 requests in a row failed (HTTP 503)): "
+        "the entries that needed it are unverified; check again later"
+    )
+    assert "toolExecutionNotifications" not in sarif_log([], {})["runs"][0]["invocations"][0]
+
+
 def test_a_broken_log_is_rejected_by_the_schema(validator: jsonschema.Draft4Validator) -> None:
     """The validator really checks: a result with a 0-based line is not SARIF."""
     log: dict[str, Any] = sarif_log([], {})

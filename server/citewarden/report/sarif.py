@@ -44,6 +44,8 @@ SCHEMA_URI = (
 SARIF_VERSION = "2.1.0"
 TOOL_NAME = "citewarden"
 INFORMATION_URI = "https://github.com/citewarden/citewarden"
+#: The id of the notification that a source stopped answering during the run.
+STOPPED_DESCRIPTOR = "source-stopped"
 ROOT_BASE_ID = "SRCROOT"
 
 #: One line per finding code: what it means.  Also used by the HTML report's appendix.
@@ -306,6 +308,7 @@ def sarif_log(
     severity_of: SeverityOf = _effective,
     properties: Mapping[str, Any] | None = None,
     streamed: bool = False,
+    stopped: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """A SARIF 2.1.0 log of ``findings``.
 
@@ -316,7 +319,8 @@ def sarif_log(
     :class:`~citewarden.report.json_text.Streamed` list, each made as it is written (by
     :func:`~citewarden.report.json_text.indented_json`, once), so that the log of 300 000
     findings is never held whole; the artifacts, which come after them, are listed as they
-    are written.
+    are written.  ``stopped``: (source, why) of each source that stopped answering during
+    the run, a warning of the invocation each (``toolExecutionNotifications``).
     """
     rule_list = rules()
     rule_index = {code: i for i, code in enumerate(Code)}
@@ -386,7 +390,7 @@ def sarif_log(
         },
         "columnKind": "unicodeCodePoints",
         "results": results,
-        "invocations": [{"executionSuccessful": True}],
+        "invocations": [_invocation(stopped)],
     }
     if root is not None:
         run["originalUriBaseIds"] = {ROOT_BASE_ID: {"uri": root.resolve().as_uri() + "/"}}
@@ -394,6 +398,25 @@ def sarif_log(
     if properties:
         run["properties"] = dict(properties)
     return {"$schema": SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def _invocation(stopped: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The run's one invocation: it succeeded, with a warning for each source that stopped
+    answering (its entries are unverified, which no result says of the source)."""
+    from citewarden.verify.breaker import stopped_notice
+
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if stopped:
+        invocation["toolExecutionNotifications"] = [
+            {
+                "level": "warning",
+                "message": {"text": message_text(stopped_notice(source, why))},
+                "descriptor": {"id": STOPPED_DESCRIPTOR},
+                "properties": {"source": source, "reason": why},
+            }
+            for source, why in stopped
+        ]
+    return invocation
 
 
 def _fix(
@@ -430,4 +453,5 @@ def sarif_of(
         version=version,
         properties=properties,
         streamed=streamed,
+        stopped=audit.stopped,
     )
