@@ -205,6 +205,7 @@ def test_report_rows_and_findings_on_the_field_at_fault() -> None:
             "line": 3,
             "status": "mismatch",
             "tier": "M",
+            "counted": True,
             "match": {"source": "crossref", "doi": RNEXML.doi, "score": rows[0]["match"]["score"]},
             "corrections": {"year": "2015"},
             "findings": [
