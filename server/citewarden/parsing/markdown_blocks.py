@@ -957,8 +957,8 @@ class _Reader:
     def _row_goes_on(self, start: int, end: int) -> None:
         """The pipe table's row above goes on over the line from ``start`` to ``end``: one
         row (its cells past the columns dropped), no new row's break at the line."""
-        row_start, _, columns = self.out.pipe_rows.pop()
-        self.out.pipe_rows.append((row_start, end, columns))
+        row_start, _, columns = self.out.pipe_rows[-1]
+        self.out.pipe_rows[-1] = (row_start, end, columns)
         self._note_bars(start, end)
         if self.row_until <= end:  # it closes on this line: what opens after it may not
             self._row_reach(self.row_until, end)

@@ -181,15 +181,19 @@ class Breaker:
     def cut_off(self) -> list[tuple[str, str]]:
         """(service, why: the last time) of each service that was cut off at some point:
         what a run's summary tells the user once, beside the entries' own reasons."""
-        return [
-            (name, self._why(state)) for (_, name), state in self._states.items() if state.count
-        ]
+        return [(name, self._why(state)) for name, state in self._named() if state.count]
 
     def stopped(self) -> list[tuple[str, str]]:
         """(service, why) of each service cut off now (until a probe gets an answer): what
         the editor's status shows.  Read from another thread than the one recording."""
-        states = tuple(self._states.items())
-        return [(name, self._why(state)) for (_, name), state in states if state.opened is not None]
+        return [
+            (name, self._why(state)) for name, state in self._named() if state.opened is not None
+        ]
+
+    def _named(self) -> tuple[tuple[str, _State], ...]:
+        """(service name, state) of every service seen, a snapshot (safe beside the thread
+        that records)."""
+        return tuple((name, state) for (_, name), state in tuple(self._states.items()))
 
     def _why(self, state: _State) -> str:
         cause = f" ({state.cause})" if state.cause else ""
