@@ -47,6 +47,9 @@ class Behaviour:
     interval: float = 0.2  # trickle: seconds between pieces
     piece: int = 64  # trickle: bytes per piece
     location: str = ""  # redirect: absolute Location
+    #: redirect: the n-th request on the path goes to the n-th of these, in turn (when
+    #: given, instead of ``location``)
+    locations: tuple[str, ...] = ()
     retry_after: str = "1"  # 429, 503
     status: int = 302  # redirect status
     delay: float = 0.2  # slow: seconds the answer is held back
@@ -159,7 +162,9 @@ class _Handler(BaseHTTPRequestHandler):
                 st._closing.wait()  # until the server stops
                 self.close_connection = True
             elif b.mode == "redirect":
-                self._plain(b.status, b"", headers={"Location": b.location})
+                turn = len(st.seen(parts.path)) - 1
+                where = b.locations[turn % len(b.locations)] if b.locations else b.location
+                self._plain(b.status, b"", headers={"Location": where})
             elif b.mode == "trickle":
                 self._trickle(parts.path, b)
             elif b.mode in {"endless", "huge"}:

@@ -318,6 +318,43 @@ async def test_an_agency_answering_503_is_cut_off_and_probed_again_on_its_own(
     await http.aclose()
 
 
+async def test_a_probe_of_an_agency_that_a_retry_does_not_reach_again_is_settled(
+    hostile: HostileServer,
+) -> None:
+    """The request that probes a cut-off agency is retried (the agency answered 503), and
+    doi.org sends the retry to another agency: the first agency's probe said nothing, so
+    it is not left in flight; the next request handed over to that agency probes it again
+    and puts it back in use."""
+    clock = Clock()
+    first = hostile.other_origin + "/ra"  # localhost
+    second = f"http://127.1:{hostile.port}/rb"  # the same server under a third host name
+    hostile.route("/doi/agency", Behaviour("redirect", location=first))
+    hostile.route("/ra", Behaviour("503", retry_after="0"))
+    hostile.route("/rb", Behaviour("ok"))
+    http = fast_http(
+        timeout=1.0,
+        redirect_hosts={"doi": frozenset({"localhost", "127.1"})},
+        breaker=Breaker(cooldown=60.0, clock=clock),
+    )
+    for _ in range(FAILURES):
+        failed = await http.get(hostile.url + "/doi/agency", lane="doi")
+        assert isinstance(failed, Failure) and failed.reason == "HTTP 503", failed
+    assert [name for name, _ in http.breaker.stopped()] == ["localhost (via doi)"]
+    clock.now += 61.0
+    hostile.log.clear()
+    hostile.route("/doi/agency", Behaviour("redirect", locations=(first, second)))
+    moved = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(moved, Reply) and moved.status == 200
+    assert (len(hostile.seen("/ra")), len(hostile.seen("/rb"))) == (1, 1)
+    hostile.route("/doi/agency", Behaviour("redirect", location=first))
+    hostile.route("/ra", Behaviour("ok"))
+    back = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(back, Reply) and back.status == 200, back
+    assert len(hostile.seen("/ra")) == 2
+    assert http.breaker.stopped() == []
+    await http.aclose()
+
+
 def test_check_names_once_each_source_that_stopped_answering(
     hostile: HostileServer, tmp_path: Path
 ) -> None:
