@@ -119,6 +119,59 @@ async def test_retry_after_pauses_a_lane_not_yet_used_without_sharing(
     assert hostile.seen("/works")[0].at - hostile.seen("/busy")[0].at >= 1.9
 
 
+async def test_an_agency_s_retry_after_pauses_the_agency_not_the_service_handing_over(
+    hostile: HostileServer,
+) -> None:
+    """doi.org hands a DOI over to its agency, which asks for a minute's wait: the DOIs
+    doi.org answers itself and those of another agency go on at once; another DOI of that
+    agency is not sent to it, and says why."""
+    agency = hostile.other_origin + "/ra"  # localhost
+    hostile.route("/doi/agency", Behaviour("redirect", location=agency))
+    hostile.route("/doi/other", Behaviour("redirect", location=f"http://127.1:{hostile.port}/rb"))
+    hostile.route("/doi/itself", Behaviour("ok"))
+    hostile.route("/ra", Behaviour("429", retry_after="60"))
+    hostile.route("/rb", Behaviour("ok"))
+    http = HttpClient(
+        redirect_hosts={"doi": frozenset({"localhost", "127.1"})},
+        retry=RetryPolicy(max_retry_after=5.0),
+    )
+    asked = await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert isinstance(asked, Failure) and asked.status == 429, asked
+    started = time.monotonic()
+    for path in ("/doi/itself", "/doi/other"):
+        reply = await http.get(hostile.url + path, lane="doi")
+        assert isinstance(reply, Reply) and reply.status == 200, (path, reply)
+    assert time.monotonic() - started < 2.0
+    again = await http.get(hostile.url + "/doi/agency", lane="doi")
+    await http.aclose()
+    assert isinstance(again, Failure) and again.status == 429
+    assert again.reason.startswith("rate limited: localhost asked to retry after"), again
+    assert len(hostile.seen("/ra")) == 1
+    assert http.breaker.stopped() == []
+
+
+async def test_a_request_handed_to_a_paused_agency_waits_for_it_then_goes_through(
+    hostile: HostileServer,
+) -> None:
+    """An agency's short wait is kept by the next request handed over to it: sent again
+    once the wait is over, it gets the agency's answer."""
+    hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
+    http = HttpClient(
+        redirect_hosts={"doi": frozenset({"localhost"})}, retry=RetryPolicy(max_retries=1)
+    )
+    hostile.route("/ra", Behaviour("429", retry_after="2"))
+    await http.get(hostile.url + "/doi/agency", lane="doi")
+    hostile.route("/ra", Behaviour("ok"))
+    hostile.log.clear()
+    reply = await http.get(hostile.url + "/doi/agency", lane="doi")
+    await http.aclose()
+    assert isinstance(reply, Reply) and reply.status == 200, reply
+    handed, sent_again = hostile.seen("/doi/agency")
+    (answered,) = hostile.seen("/ra")
+    assert sent_again.at - handed.at >= 0.5
+    assert answered.at >= sent_again.at
+
+
 async def test_retry_after_seen_by_one_process_pauses_another(
     hostile: HostileServer, tmp_path: Path
 ) -> None:

@@ -169,6 +169,9 @@ class _Call:
     probe: bool = False
     #: When that attempt was sent, if it timed out (the breaker's rounds of silence).
     timed_out_from: float | None = None
+    #: The agency that asked for a wait when the request was handed over to it, and how
+    #: long it still was (the request waits, then is sent again).
+    held_back: tuple[str, float] | None = None
     #: The host the service handed the request over to (doi.org to a DOI's registration
     #: agency), a service of its own to the breaker: what the request said of it.
     handed: _Call | None = None
@@ -439,8 +442,9 @@ class HttpClient:
 
     def _hand_over(self, call: _Call, family: str, host: str) -> Failure | None:
         """Whether the request may follow its service's redirect to ``host`` (one of the
-        lane's hosts: a registration agency), itself cut off when it stopped answering:
-        why not, or None (it is then :attr:`_Call.handed`)."""
+        lane's hosts: a registration agency), itself cut off when it stopped answering or
+        paused when it asked for a wait: why not, or None (it is then
+        :attr:`_Call.handed`)."""
         key = (host, f"{host} (via {family})")
         before = call.handed
         if before is not None and before.probe and before.key is not None:
@@ -448,11 +452,23 @@ class HttpClient:
                 return None  # the probe of the agency is this request (asked again)
             # sent on elsewhere this time: that probe said nothing, another may go
             self.breaker.record(before.key, Kind.NEITHER, "", probe=True)
+            call.handed = None
+        paused = self._agency_paused(host, family)
+        if paused > 0:  # the request waits for it, as for its own service (see _request)
+            call.held_back = (host, paused)
+            return Failure(f"rate limited: {host} asked to retry after {_wait(paused)}", 429)
         refused, probe = self.breaker.admit(key)
         if refused is not None:
             return refused
         call.handed = _Call(key=key, probe=probe)
         return None
+
+    def _agency_paused(self, host: str, family: str) -> float:
+        """Seconds the agency at ``host`` (handed requests of service ``family``) asked this
+        process, or another sharing its pauses, to wait still (0: none)."""
+        local = self._host_paused.get((host, family), 0.0) - self._clock()
+        shared = self.shared.paused_for(host, family) if self.shared is not None else 0.0
+        return max(0.0, local, shared)
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
@@ -549,11 +565,12 @@ class HttpClient:
                 kind = judge(outcome, cut_short=deadline < self.timeout / 2)
                 handed = call.handed
                 said = call
+                agency = None
                 if handed is not None and handed.key is not None and hosts[-1:] == [handed.key[0]]:
                     # the service answered, handing the request over: what came after is
                     # the agency's (one agency down is not doi.org down)
                     call.kind, call.reason, call.timed_out_from = Kind.ANSWERED, "", None
-                    said = handed
+                    said, agency = handed, handed.key[0]
                 if kind is not Kind.NEITHER:
                     said.kind, said.reason = kind, _said(outcome)
                     said.timed_out_from = sent if _is_deadline(outcome) else None
@@ -563,6 +580,17 @@ class HttpClient:
                         outcome = self._budget_failure(budget)
                 if isinstance(outcome, Reply):
                     self._adopt(host, lane, outcome.headers)
+            if call.held_back is not None:  # the agency asked for a wait: this request waits
+                (agency_host, wait), call.held_back = call.held_back, None
+                why = f"rate limited: {agency_host} asked to retry after {_wait(wait)}"
+                if status_attempts >= self.retry.max_retries or wait > self.retry.max_retry_after:
+                    return self._fail(method, url, Failure(why, 429))
+                if not self._spend(budget, wait):
+                    return self._fail(method, url, self._budget_failure(budget, why))
+                status_attempts += 1
+                self.stats.retries += 1
+                await self._sleep(wait)
+                continue
             if isinstance(outcome, Failure):
                 if final or transport_attempts >= self.retry.transport_retries:
                     return self._fail(method, url, outcome)
@@ -582,8 +610,9 @@ class HttpClient:
             )
             label = "rate limited" if outcome.status == 429 else f"HTTP {outcome.status}"
             if retry_after is not None and outcome.status in {429, 503}:
-                # the whole service waits -- every lane, here and in other processes
-                self.pause_host(host, lane, min(retry_after, 86400.0))
+                # the whole service waits -- every lane, here and in other processes; an
+                # agency's answer pauses the agency, not the service handing over to it
+                self.pause_host(agency or host, lane, min(retry_after, 86400.0))
             if status_attempts >= self.retry.max_retries:
                 return self._fail(method, url, Failure(label, outcome.status))
             wait = retry_after if retry_after is not None else self.retry.backoff(status_attempts)
@@ -591,7 +620,7 @@ class HttpClient:
                 return self._fail(
                     method, url, Failure(f"{label}: retry after {_wait(wait)}", outcome.status)
                 )
-            if retry_after is None and outcome.status in {429, 503}:
+            if retry_after is None and outcome.status in {429, 503} and agency is None:
                 bucket.pause(wait)  # every request on this lane waits, not only this one
             if not self._spend(budget, wait):
                 return self._fail(method, url, self._budget_failure(budget, label))
