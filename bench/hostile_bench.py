@@ -13,7 +13,9 @@ With ``--outage``, instead, ``citewarden check`` (a real process) on a generated
 every source at the server (:data:`~citewarden.verify.config.URL_ENV`), ``verify.timeout = 3``:
 
 * stall: 60 entries, every source reads the request and never answers (a dead source);
-* 503: 5 entries, every source answers 503 with ``Retry-After: 0``.
+* 503: 5 entries, every source answers 503 with ``Retry-After: 0``;
+* drop: 60 entries, every source at an address that drops connection requests (a firewall
+  or a dead network: the client hears nothing, not even a refusal).
 
 Before the breaker (:mod:`citewarden.verify.breaker`) and the queue waits charged to the
 entry's budget, the stall check took 100 s and the 503 check 31 s on the bench machine.
@@ -34,6 +36,7 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "server"))
@@ -46,7 +49,7 @@ from citewarden.verify.http import HttpClient  # noqa: E402
 from citewarden.verify.normalize import make_entry  # noqa: E402
 from citewarden.verify.sources.crossref import CrossrefSource  # noqa: E402
 from citewarden.verify.sources.doi import DoiSource  # noqa: E402
-from hostile_server import CROSSREF_DOI, Behaviour, HostileServer  # noqa: E402
+from hostile_server import CROSSREF_DOI, Behaviour, HostileServer, dropping_address  # noqa: E402
 
 PATHS = (f"/crossref/works/{CROSSREF_DOI}", "/crossref/works", f"/doi/{CROSSREF_DOI}")
 
@@ -105,34 +108,49 @@ def outage(mode: str, entries: int, timeout: float) -> None:
     assert server._server is not None  # connections the client gave up on are no news
     server._server.handle_error = lambda request, address: None  # type: ignore[method-assign]
     try:
-        folder = Path(tempfile.mkdtemp(prefix="cw-outage-"))
-        (folder / "refs.bib").write_text(outage_bib(entries))
-        (folder / ".citewarden.toml").write_text(f"[verify]\ntimeout = {timeout:g}\n")
-        env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
-        env.update({var: f"{server.url}/{name}" for name, var in URL_ENV.items()})
-        env.update(
-            {
-                "PYTHONPATH": str(ROOT / "server"),
-                "CITEWARDEN_CACHE_DIR": str(folder / "cache"),
-                "CITEWARDEN_MAILTO": "bench@example.org",
-            }
-        )
-        cmd = [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"]
-        started = time.monotonic()
-        done = subprocess.run(
-            cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600, check=False
-        )
-        wall = time.monotonic() - started
-        report = json.loads(done.stdout)
-        statuses = Counter(e["status"] for e in report["entries"])
-        said = [" ".join(f["message"] for f in e["findings"]) for e in report["entries"]]
-        cut = sum("stopped answering" in text for text in said)
-        print(
-            f"{mode:5s} {entries:3d} entries  wall {wall:5.1f} s   requests {len(server.log):4d}"
-            f"   {dict(statuses)}; {cut} name a source that stopped answering"
-        )
+        wall, report = check_against(server.url, entries, timeout)
+        print(f"{mode:5s} {entries:3d} entries  wall {wall:5.1f} s   requests {len(server.log):4d}"
+              f"   {summary(report)}")  # fmt: skip
     finally:
         server.stop()
+
+
+def outage_dropped(entries: int, timeout: float) -> None:
+    """``citewarden check`` of ``entries`` entries with every source at an address that
+    drops connection requests."""
+    with dropping_address() as origin:
+        wall, report = check_against(origin, entries, timeout)
+    print(f"drop  {entries:3d} entries  wall {wall:5.1f} s   requests    -   {summary(report)}")
+
+
+def check_against(origin: str, entries: int, timeout: float) -> tuple[float, dict[str, Any]]:
+    """Wall time and JSON report of ``citewarden check`` with every source at ``origin``."""
+    folder = Path(tempfile.mkdtemp(prefix="cw-outage-"))
+    (folder / "refs.bib").write_text(outage_bib(entries))
+    (folder / ".citewarden.toml").write_text(f"[verify]\ntimeout = {timeout:g}\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CITEWARDEN_")}
+    env.update({var: f"{origin}/{name}" for name, var in URL_ENV.items()})
+    env.update(
+        {
+            "PYTHONPATH": str(ROOT / "server"),
+            "CITEWARDEN_CACHE_DIR": str(folder / "cache"),
+            "CITEWARDEN_MAILTO": "bench@example.org",
+        }
+    )
+    cmd = [sys.executable, "-m", "citewarden", "check", "refs.bib", "--format", "json"]
+    started = time.monotonic()
+    done = subprocess.run(
+        cmd, cwd=folder, env=env, capture_output=True, text=True, timeout=3600, check=False
+    )
+    return time.monotonic() - started, json.loads(done.stdout)
+
+
+def summary(report: dict[str, Any]) -> str:
+    """The entries' statuses, and how many name a source that stopped answering."""
+    statuses = Counter(e["status"] for e in report["entries"])
+    said = [" ".join(f["message"] for f in e["findings"]) for e in report["entries"]]
+    cut = sum("stopped answering" in text for text in said)
+    return f"{dict(statuses)}; {cut} name a source that stopped answering"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     if a.outage:
         outage("stall", 60, a.outage_timeout)
         outage("503", 5, a.outage_timeout)
+        outage_dropped(60, a.outage_timeout)
         return 0
     print(f"verify.timeout = {a.timeout:g} s; entry budget {3 * a.timeout:g} s; body cap 8 MB")
     for mode in ("trickle", "endless", "huge"):

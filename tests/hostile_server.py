@@ -256,6 +256,33 @@ def hostile() -> Iterator[HostileServer]:
         server.stop()
 
 
+@contextlib.contextmanager
+def dropping_address() -> Iterator[str]:
+    """The origin of a loopback address that drops every connection request, as a firewall
+    or a dead network does: a socket listening with a backlog of one that one connection,
+    never accepted, fills (the kernel then drops what comes, the client hears nothing)."""
+    listener = socket.socket()
+    filler = socket.socket()
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        port = listener.getsockname()[1]
+        filler.connect(("127.0.0.1", port))
+        probe = socket.socket()
+        probe.settimeout(0.3)
+        try:
+            probe.connect(("127.0.0.1", port))
+            raise AssertionError("the full listener took a connection: no dropping address")
+        except TimeoutError:
+            pass
+        finally:
+            probe.close()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        filler.close()
+        listener.close()
+
+
 # -- the command against the server ------------------------------------------------------
 
 #: The real work CROSSREF_BODY describes, as one entry of a .bib.

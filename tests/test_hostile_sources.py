@@ -35,6 +35,7 @@ from citewarden.verify.sources.dblp import work_from_dblp
 from citewarden.verify.sources.doi import DoiSource
 from citewarden.verify.sources.pubmed import PubMedSource
 from citewarden.verify.sources.semanticscholar import SemanticScholarSource, work_from_s2
+from citewarden.verify.transport import connect_timeout
 from hostile_server import (
     CROSSREF_BODY,
     CROSSREF_DOI,
@@ -42,6 +43,7 @@ from hostile_server import (
     Behaviour,
     HostileServer,
     check_entry,
+    dropping_address,
     hostile,
     unverified_reasons,
 )
@@ -53,6 +55,34 @@ WORK = f"/crossref/works/{CROSSREF_DOI}"
 
 
 # -- item 3: deadlines and body caps ----------------------------------------------------------
+
+
+def test_a_connection_gets_a_quarter_of_the_request_timeout_and_at_least_5_s() -> None:
+    assert [connect_timeout(t) for t in (20.0, 60.0, 8.0, 3.0)] == [5.0, 15.0, 5.0, 3.0]
+
+
+async def test_an_address_that_drops_connection_requests_fails_at_the_connect_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A network that drops what it is sent costs the connect timeout, not the request's:
+    once, with no retry (the kernel has asked again meanwhile), and two such requests one
+    after the other cut the source off."""
+    monkeypatch.setattr("citewarden.verify.transport.CONNECT_TIMEOUT", 0.5)
+    with dropping_address() as origin:
+        http = fast_http(timeout=3.0)
+        started = time.monotonic()
+        first = await http.get(origin + WORK, lane="crossref")
+        elapsed = time.monotonic() - started
+        second = await http.get(origin + WORK, lane="crossref")
+        third = await http.get(origin + WORK, lane="crossref")
+        await http.aclose()
+    assert isinstance(first, Failure), first
+    assert first.reason == "timeout: no connection made within 0.75 s"
+    assert elapsed < 2.0
+    assert http.stats.retries == 0
+    assert isinstance(second, Failure) and second.reason == first.reason
+    assert isinstance(third, Failure)
+    assert third.reason.startswith("crossref stopped answering: 2 requests in a row failed")
 
 
 async def test_trickling_body_is_cut_at_the_total_deadline(hostile: HostileServer) -> None:

@@ -69,6 +69,7 @@ from citewarden.verify.transport import (
     Budget,
     Failure,
     Reply,
+    connect_timeout,
     current_budget,
     entry_budget,
     exchange,
@@ -247,7 +248,7 @@ class HttpClient:
     def _ensure_client(self) -> httpx.AsyncClient:
         if self._client is None or self._client.is_closed:
             self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout),
+                timeout=httpx.Timeout(self.timeout, connect=connect_timeout(self.timeout)),
                 # only the codings transport undoes itself, a piece at a time
                 headers={"User-Agent": self.user_agent, "Accept-Encoding": ACCEPT_ENCODING},
                 follow_redirects=False,  # followed by hand: transport.exchange

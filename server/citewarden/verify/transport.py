@@ -32,6 +32,18 @@ MAX_BODY = 8 * 1024 * 1024
 #: An entry's budget is this many request timeouts (see :func:`entry_budget`).
 ENTRY_BUDGET_FACTOR = 3.0
 MAX_REDIRECTS = 5
+#: Seconds a connection (TCP and TLS) may take to be made, at least: a quarter of the request
+#: timeout when that is longer.  The kernel has sent the connection request three times by
+#: then; a network that drops what it is sent (a firewall, a captive portal) costs this, not
+#: the whole request timeout.
+CONNECT_TIMEOUT = 5.0
+
+
+def connect_timeout(timeout: float) -> float:
+    """Seconds a connection may take to be made, for a request ``timeout``."""
+    return min(timeout, max(CONNECT_TIMEOUT, timeout / 4))
+
+
 #: Hosts a lane may be redirected to besides the request's own host.  doi.org content
 #: negotiation hands over to the registration agencies' metadata services.
 REDIRECT_HOSTS: dict[str, frozenset[str]] = {
@@ -209,6 +221,10 @@ async def exchange(
             )
     except TimeoutError:
         return Failure(f"timeout: no complete response within {deadline:g} s"), True
+    except httpx.ConnectTimeout:
+        # the kernel asked again meanwhile: another attempt would only double the wait
+        seconds = client.timeout.connect
+        return Failure(f"timeout: no connection made within {seconds or deadline:g} s"), True
     except httpx.TimeoutException:
         return Failure("timeout"), False
     except httpx.InvalidURL:
