@@ -318,6 +318,34 @@ async def test_an_agency_answering_503_is_cut_off_and_probed_again_on_its_own(
     await http.aclose()
 
 
+async def test_the_probe_of_an_agency_is_retried_as_any_request_is(
+    hostile: HostileServer,
+) -> None:
+    """The request that probes a cut-off agency after the cool-down is retried when the
+    agency answers 503: its retry, handed over to the same agency again, is still the
+    probe (not refused as another request while the probe is out), and its answer puts
+    the agency back in use."""
+    clock = Clock()
+    hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
+    hostile.route("/ra", Behaviour("503", retry_after="0"))
+    http = fast_http(
+        timeout=1.0,
+        redirect_hosts={"doi": frozenset({"localhost"})},
+        breaker=Breaker(cooldown=60.0, clock=clock),
+    )
+    for _ in range(FAILURES):
+        await http.get(hostile.url + "/doi/agency", lane="doi")
+    assert [name for name, _ in http.breaker.stopped()] == ["localhost (via doi)"]
+    clock.now += 61.0
+    hostile.log.clear()
+    hostile.route("/ra", Behaviour("flaky", every=2))  # 503 first, then the answer
+    back = await http.get(hostile.url + "/doi/agency", lane="doi")
+    await http.aclose()
+    assert isinstance(back, Reply) and back.status == 200, back
+    assert len(hostile.seen("/ra")) == 2
+    assert http.breaker.stopped() == []
+
+
 async def test_a_probe_of_an_agency_that_a_retry_does_not_reach_again_is_settled(
     hostile: HostileServer,
 ) -> None:
