@@ -14,6 +14,7 @@ import pytest
 
 import citewarden.verify.rate_limit as rate_limit
 from citewarden.verify.http import Failure, HttpClient, Limit, Reply, RetryPolicy
+from citewarden.verify.shared_rate import RATE_DIR, SharedRate
 from cli_process import ROOT
 from hostile_server import Behaviour, HostileServer, hostile
 
@@ -170,6 +171,34 @@ async def test_a_request_handed_to_a_paused_agency_waits_for_it_then_goes_throug
     (answered,) = hostile.seen("/ra")
     assert sent_again.at - handed.at >= 0.5
     assert answered.at >= sent_again.at
+
+
+async def test_an_agency_s_pause_is_shared_and_lifted_by_cache_clear(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """An agency's pause is kept in the cache directory: another process sharing it does
+    not hand a DOI over to that agency, and once the pauses are lifted there (``cache
+    clear``), the running process asks the agency again."""
+    rate_dir = tmp_path / "cache" / RATE_DIR
+    hostile.route("/doi/agency", Behaviour("redirect", location=hostile.other_origin + "/ra"))
+    hostile.route("/ra", Behaviour("429", retry_after="86400"))
+    hosts = {"doi": frozenset({"localhost"})}
+    first = HttpClient(redirect_hosts=hosts, shared_dir=rate_dir)
+    second = HttpClient(redirect_hosts=hosts, shared_dir=rate_dir)
+    try:
+        told = await first.get(hostile.url + "/doi/agency", lane="doi")
+        assert isinstance(told, Failure) and told.status == 429, told
+        hostile.route("/ra", Behaviour("ok"))
+        other = await second.get(hostile.url + "/doi/agency", lane="doi")
+        assert isinstance(other, Failure), other
+        assert other.reason.startswith("rate limited: localhost asked to retry after")
+        assert len(hostile.seen("/ra")) == 1
+        assert SharedRate(rate_dir).lift_pauses() == 1
+        again = await first.get(hostile.url + "/doi/agency", lane="doi")
+    finally:
+        await first.aclose()
+        await second.aclose()
+    assert isinstance(again, Reply) and again.status == 200, again
 
 
 async def test_retry_after_seen_by_one_process_pauses_another(

@@ -466,10 +466,11 @@ class HttpClient:
 
     def _agency_paused(self, host: str, family: str) -> float:
         """Seconds the agency at ``host`` (handed requests of service ``family``) asked this
-        process, or another sharing its pauses, to wait still (0: none)."""
-        local = self._host_paused.get((host, family), 0.0) - self._clock()
-        shared = self.shared.paused_for(host, family) if self.shared is not None else 0.0
-        return max(0.0, local, shared)
+        process, or another sharing its pauses, to wait still (0: none).  When shared, the
+        cache directory's record is the truth (``cache clear`` lifts it for every process)."""
+        if self.shared is not None:
+            return max(0.0, self.shared.paused_for(host, family))
+        return max(0.0, self._host_paused.get((host, family), 0.0) - self._clock())
 
     def _safe(self, url: str) -> str:
         return redact_url(url, self.secrets)
