@@ -170,9 +170,9 @@ class _Call:
     probe: bool = False
     #: When that attempt was sent, if it timed out (the breaker's rounds of silence).
     timed_out_from: float | None = None
-    #: The agency that asked for a wait when the request was handed over to it, and how
-    #: long it still was (the request waits, then is sent again).
-    held_back: tuple[str, float] | None = None
+    #: Seconds the agency the request was handed over to still asked to wait for (the
+    #: request waits, then is sent again).
+    held_back: float | None = None
     #: The host the service handed the request over to (doi.org to a DOI's registration
     #: agency), a service of its own to the breaker: what the request said of it.
     handed: _Call | None = None
@@ -456,7 +456,7 @@ class HttpClient:
             call.handed = None
         paused = self._agency_paused(host, family)
         if paused > 0:  # the request waits for it, as for its own service (see _request)
-            call.held_back = (host, paused)
+            call.held_back = paused
             return Failure(f"rate limited: {host} asked to retry after {_wait(paused)}", 429)
         refused, probe = self.breaker.admit(key)
         if refused is not None:
@@ -583,8 +583,9 @@ class HttpClient:
                 if isinstance(outcome, Reply):
                     self._adopt(host, lane, outcome.headers)
             if call.held_back is not None:  # the agency asked for a wait: this request waits
-                (agency_host, wait), call.held_back = call.held_back, None
-                why = f"rate limited: {agency_host} asked to retry after {_wait(wait)}"
+                wait, call.held_back = call.held_back, None
+                assert isinstance(outcome, Failure)  # the redirect refused (see _hand_over)
+                why = outcome.reason
                 if status_attempts >= self.retry.max_retries or wait > self.retry.max_retry_after:
                     return self._fail(method, url, Failure(why, 429))
                 if not self._spend(budget, wait):
