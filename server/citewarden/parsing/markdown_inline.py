@@ -33,6 +33,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
 )
+from citewarden.parsing.tex_brackets import TexBrackets
 from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
@@ -740,12 +741,15 @@ class _RawTex:
     ``[..]`` and ``{..}`` arguments (braces balanced at any depth, across lines and blank
     lines, escapes and ``%`` comments passed over; spaces and a line break before an
     optional argument, spaces only right after the name before a braced one),
-    ``\\verb<d>..<d>`` on one line, a ``\\begin{env}`` up to its ``\\end{env}``.  An
-    argument that does not close may be read over again from a command inside it: such
-    reading stops at :data:`_RAW_TEX_BUDGET` beyond twice the text's length (a text made
-    of them would take a pass each), the commands left then read without arguments."""
+    ``\\verb<d>..<d>`` on one line, a ``\\begin{env}`` up to its ``\\end{env}``.  Where
+    arguments close is read once for the text (:class:`TexBrackets`).  An opening that
+    reading passed over (inside what it took for an escape or a comment) is read from
+    itself, and such readings stop at :data:`_RAW_TEX_BUDGET` beyond twice the text's
+    length (a text made of them would take a pass each), the commands left then read
+    without arguments (``\\verb``, read from each, is charged to the same budget)."""
 
     __slots__ = (
+        "_brackets",
         "_budget",
         "_character_commands",
         "_command",
@@ -757,10 +761,18 @@ class _RawTex:
         "_text",
     )
 
-    def __init__(self, text: str, at_letters: bool = False, expand_words: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        at_letters: bool = False,
+        expand_words: bool = False,
+        table: bool = True,
+    ) -> None:
         self._text = text
         self._expand_words = expand_words
         self._budget = _RAW_TEX_BUDGET + 2 * len(text)
+        #: where arguments close, read once (``table=False``: each read from its opening)
+        self._brackets = TexBrackets(text, _MAX_RAW_TEX) if table else None
         self._cut = len(text)
         self._command = _TEX_COMMAND_AT if at_letters else _TEX_COMMAND
         #: pandoc 2 reads "@" as a letter of a name; pandoc 3 takes more commands' character
@@ -928,7 +940,21 @@ class _RawTex:
 
     def _closed(self, tokens: re.Pattern[str], i: int) -> int:
         """``text[i]`` opens a ``{..}`` (``tokens``: ``_TEX_GROUP``) or ``[..]`` argument
-        (``_TEX_OPTION``, braced groups inside): the offset after it closes, or -1."""
+        (``_TEX_OPTION``, braced groups inside): the offset after it closes, or -1.  The
+        table of closings answers when it can (its reading is linear, so it is charged to
+        no budget); else a reading from ``i`` does, charged to the budget."""
+        if self._brackets is not None:
+            known = (
+                self._brackets.group(i, self._cut)
+                if tokens is _TEX_GROUP
+                else self._brackets.option(i, self._cut)
+            )
+            if known is not None:
+                return known
+        return self._read_closed(tokens, i)
+
+    def _read_closed(self, tokens: re.Pattern[str], i: int) -> int:
+        """:meth:`_closed` by reading the text from ``i``."""
         text = self._text
         limit = min(self._cut, i + _MAX_RAW_TEX)
         depth = 0
