@@ -16,14 +16,15 @@ import pytest
 
 from citewarden.model import Entry, Status, Verdict
 from citewarden.settings import VerifySettings
-from citewarden.verify.breaker import FAILURES, Breaker, Kind, judge
-from citewarden.verify.config import URL_ENV
+from citewarden.verify.breaker import COOLDOWN, FAILURES, Breaker, Kind, judge
+from citewarden.verify.config import URL_ENV, resolve_config
 from citewarden.verify.engine import Verifier
 from citewarden.verify.http import Failure, HttpClient, Reply, entry_budget
 from citewarden.verify.normalize import make_entry
 from citewarden.verify.rate_limit import Limit
 from citewarden.verify.sources.crossref import CrossrefSource
 from citewarden.verify.sources.doi import DoiSource
+from citewarden.verify.sources.registry import make_http
 from citewarden.verify.transport import CUT_SHORT
 from cli_process import run_citewarden
 from clocks import Clock
@@ -430,6 +431,42 @@ def test_check_names_once_each_source_that_stopped_answering(
     assert stopped is not None
     assert f"<b>crossref</b> ({listed['crossref']})" in stopped.group(1)
     assert "openalex" not in stopped.group(1)
+
+
+def test_the_breaker_settings_set_when_a_source_is_cut_off_and_for_how_long(
+    hostile: HostileServer, tmp_path: Path
+) -> None:
+    """``verify.breaker-failures`` and ``verify.breaker-cooldown`` in a settings file
+    reach the client of ``citewarden check``: one failed request cuts a source answering
+    only 503 off (the default waits for five), and its look-ups say for how long (the
+    default: 60 s)."""
+    hostile.fallback = Behaviour("503", retry_after="0")
+    bib = "".join(
+        f"@article{{e{i},\n  title = {{A study of thing number {i}}},\n"
+        f"  author = {{Moreau, Claire}},\n  doi = {{10.1234/x{i}}},\n  year = {{2019}}\n}}\n"
+        for i in range(4)
+    )
+    (tmp_path / "refs.bib").write_text(bib)
+    (tmp_path / ".citewarden.toml").write_text(
+        "[verify]\ntimeout = 0.5\nbreaker-failures = 1\nbreaker-cooldown = 300\n"
+    )
+    env = {var: f"{hostile.url}/{name}" for name, var in URL_ENV.items()}
+    env |= {"CITEWARDEN_CACHE_DIR": str(tmp_path / "cache"), "CITEWARDEN_MAILTO": "t@example.org"}
+    done = run_citewarden(["check", "refs.bib", "--format", "json"], tmp_path, env)
+    report = json.loads(done.stdout)
+    assert "setting" not in done.stderr, done.stderr  # both settings known, in bounds
+    listed = {s["source"]: s["reason"] for s in report["sources_stopped"]}
+    assert listed["crossref"] == "1 request failed (HTTP 503)", listed
+    reasons = " ".join(f["message"] for e in report["entries"] for f in e["findings"])
+    assert "stopped answering: 1 request failed (HTTP 503); not asked again for 300 s" in reasons
+
+
+def test_the_breaker_settings_reach_the_client_built_for_them() -> None:
+    settings = VerifySettings(breaker_failures=3, breaker_cooldown=7.5)
+    http = make_http(resolve_config(settings, env={}))
+    assert (http.breaker.failures, http.breaker.cooldown) == (3, 7.5)
+    default = make_http(resolve_config(VerifySettings(), env={})).breaker
+    assert (default.failures, default.cooldown) == (FAILURES, COOLDOWN)
 
 
 # -- (c) a long-lived process asks it again after the cool-down -------------------------------

@@ -88,6 +88,11 @@ class VerifySettings:
     #: Seconds every request made for one entry may take in all (time on the wire and retry
     #: waits); ``None``: ``ENTRY_BUDGET_FACTOR`` (3) times ``timeout``.
     entry_budget: float | None = None
+    #: Requests to a source that fail in a row (after their retries) before it is no longer
+    #: asked, and seconds until one request asks it again (the breaker's, see
+    #: :mod:`citewarden.verify.breaker`; two timeouts one after the other cut it off too).
+    breaker_failures: int = 5
+    breaker_cooldown: float = 60.0
     #: Base-URL overrides by source name (a mirror or a local replay server).
     base_urls: Mapping[str, str] = field(default_factory=dict)
     #: Keys of entries never to verify.
@@ -145,6 +150,8 @@ NUMBER_BOUNDS: Mapping[str, Bounds] = {
     "verify.concurrency": Bounds(1, 64, "a whole number", whole=True),
     "verify.timeout": Bounds(0.1, MAX_TIMEOUT, "seconds"),
     "verify.entry_budget": Bounds(0.1, MAX_ENTRY_BUDGET, "seconds"),
+    "verify.breaker_failures": Bounds(1, 1000, "a whole number", whole=True),
+    "verify.breaker_cooldown": Bounds(1, 86400, "seconds"),
     "judge.timeout": Bounds(0.1, MAX_JUDGE_TIMEOUT, "seconds"),
 }
 
@@ -304,7 +311,7 @@ def _merge_verify(
                 changes[name] = value or None
             elif name in {"mailto", "openalex_api_key", "s2_api_key", "ncbi_api_key"}:
                 changes[name] = _header_value(value)
-            elif name in {"concurrency", "timeout"}:
+            elif name in {"concurrency", "timeout", "breaker_failures", "breaker_cooldown"}:
                 changes[name] = _number(f"verify.{name}", value)
             elif name == "entry_budget":
                 changes[name] = (

@@ -85,6 +85,15 @@ DESCRIPTIONS: dict[str, str] = {
         "waits before retries); past it the entry counts as unverified. Empty: three times "
         "verify.timeout."
     ),
+    "verify.breaker_failures": (
+        "Requests to a source that may fail in a row (after their retries) before it is no "
+        "longer asked: the entries that need it are then unverified, saying so. Two requests "
+        "that time out one after the other also stop it."
+    ),
+    "verify.breaker_cooldown": (
+        "Seconds a source that stopped answering is left alone before one request asks it "
+        "again; an answer puts it back in use."
+    ),
     "verify.base_urls": (
         "Base URL per source, to use a mirror or a local replay server instead of the public "
         "service."

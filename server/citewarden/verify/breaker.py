@@ -35,9 +35,11 @@ from enum import Enum
 from citewarden.verify.rate_limit import Clock
 from citewarden.verify.transport import CUT_SHORT, Failure, Reply
 
-#: Requests in a row that failed after their retries before a service is no longer asked.
+#: Requests in a row that failed after their retries before a service is no longer asked
+#: (by default: the setting ``verify.breaker_failures``).
 FAILURES = 5
-#: Seconds an open service is left alone before one request probes it again.
+#: Seconds an open service is left alone before one request probes it again (by default:
+#: ``verify.breaker_cooldown``).
 COOLDOWN = 60.0
 
 #: How the client words a failure of the source itself (no answer, or a broken one).
@@ -197,6 +199,8 @@ class Breaker:
 
     def _why(self, state: _State) -> str:
         cause = f" ({state.cause})" if state.cause else ""
+        if state.count == 1:
+            return f"1 request failed{cause}"
         return f"{state.count} requests in a row failed{cause}"
 
     def _failure(self, name: str, state: _State) -> Failure:

@@ -73,6 +73,9 @@ class SourceConfig:
     s2_api_key: str | None = field(default=None, repr=False)
     ncbi_api_key: str | None = field(default=None, repr=False)
     timeout: float = 20.0
+    #: The breaker's: failures in a row that cut a source off, seconds before a probe.
+    breaker_failures: int = 5
+    breaker_cooldown: float = 60.0
     offline: bool = False
     snapshot: str | None = None
     #: Sources whose key is not sent: their address came from a settings file or the
@@ -155,6 +158,8 @@ def resolve_config(
         s2_api_key=sent["semanticscholar"],
         ncbi_api_key=sent["pubmed"],
         timeout=settings.timeout,
+        breaker_failures=settings.breaker_failures,
+        breaker_cooldown=settings.breaker_cooldown,
         offline=settings.offline,
         snapshot=_clean(settings.snapshot),
         withheld=withheld,

@@ -14,6 +14,7 @@ import httpx
 
 from citewarden.cache import Cache, default_directory
 from citewarden.settings import VerifySettings
+from citewarden.verify.breaker import Breaker
 from citewarden.verify.config import SourceConfig, resolve_config
 from citewarden.verify.http import HttpClient, user_agent
 from citewarden.verify.sources.arxiv import ArxivSource
@@ -34,7 +35,11 @@ def make_http(
     config: SourceConfig, *, transport: httpx.AsyncBaseTransport | None = None, **kwargs: Any
 ) -> HttpClient:
     """The shared HTTP client for ``config`` (User-Agent with mailto, but to the addresses
-    of its anonymous sources; secrets registered)."""
+    of its anonymous sources; secrets registered; the breaker's settings)."""
+    if "breaker" not in kwargs:
+        kwargs["breaker"] = Breaker(
+            failures=config.breaker_failures, cooldown=config.breaker_cooldown
+        )
     return HttpClient(
         timeout=config.timeout,
         user_agent=user_agent(config.mailto),
