@@ -27,6 +27,9 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS_3_9,
+    TEX_NO_BLANK_LINE_COMMANDS,
+    TEX_NO_BLANK_LINE_COMMANDS_3,
+    TEX_NO_BLANK_LINE_COMMANDS_3_9,
     TEX_NO_CHARACTER_AFTER_OPTIONS,
     TEX_NO_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS,
@@ -727,6 +730,8 @@ _TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
 _TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
+#: a line of white space alone (pandoc's LaTeX reader ends a paragraph there)
+_BLANK_LINE = re.compile(r"\n[ \t\r]*+\n")
 #: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
 _VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
 #: Longest raw TeX environment, argument or ``\verb`` read, in characters.
@@ -756,7 +761,9 @@ class _RawTex:
         "_cut",
         "_dimension_commands",
         "_expand_words",
+        "_group_from",
         "_no_argument_commands",
+        "_no_blank_line_commands",
         "_one_option_commands",
         "_text",
     )
@@ -793,6 +800,16 @@ class _RawTex:
             TEX_ONE_OPTION_COMMANDS if at_letters else TEX_ONE_OPTION_COMMANDS_3
         )
         self._dimension_commands = frozenset() if at_letters else TEX_DIMENSION_COMMANDS_3
+        #: whose braced arguments may hold no blank line
+        self._no_blank_line_commands = (
+            TEX_NO_BLANK_LINE_COMMANDS
+            if at_letters
+            else TEX_NO_BLANK_LINE_COMMANDS_3_9
+            if expand_words
+            else TEX_NO_BLANK_LINE_COMMANDS_3
+        )
+        #: where the braced arguments of the command read last begin (-1: none)
+        self._group_from = -1
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -807,7 +824,15 @@ class _RawTex:
         name = m.group(1)
         if name == "expandafter":
             return self._expandafter(m.end(1), pos)
-        return self._arguments(name, pos)
+        self._group_from = -1
+        stop = self._arguments(name, pos)
+        if (
+            name in self._no_blank_line_commands
+            and 0 <= self._group_from < stop
+            and _BLANK_LINE.search(text, self._group_from, stop)
+        ):
+            return i + 1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line ...
+        return stop
 
     def _expandafter(self, name_end: int, pos: int) -> int:
         """After ``\\expandafter`` (its name ends at ``name_end``, the white space after it
@@ -841,12 +866,12 @@ class _RawTex:
         """The offset after the arguments of the command ``name`` whose name (and the white
         space after it) ends at ``pos``."""
         text = self._text
+        if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
+            return pos + 1  # the "@" is its argument: "\\emph@a", "\\xspace@a" cite nothing
         if name in self._no_argument_commands:  # "\\small{@a}" cites a
             return pos
         if name in TEX_OPTIONS_ONLY_COMMANDS:  # "\\par [@a]" cites nothing, "\\par{@a}" a
             return self._options_end(pos)
-        if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
-            return pos + 1  # the "@" is its argument: "\\emph@a" cites nothing
         if name in self._character_commands:
             name_end = pos
             if name in TEX_CHARACTER_OPTION_COMMANDS:  # "\\caption[x]@b": "@" is its argument
@@ -858,6 +883,7 @@ class _RawTex:
             if self._budget >= 0 and k < self._cut and text[k] == "{":
                 close = self._closed(_TEX_GROUP, k)
                 if close > 0:
+                    self._group_from = k
                     return close
             if pos > name_end and self._no_character(pos):
                 return name_end  # "\\caption [@a]" at the end: its bracket is text
@@ -897,6 +923,8 @@ class _RawTex:
             close = self._closed(_TEX_GROUP, pos)
             if close < 0:
                 break
+            if self._group_from < 0:
+                self._group_from = pos
             pos = close
         return pos
 

@@ -21,7 +21,7 @@ TEX_NO_ARGUMENT_COMMANDS = frozenset(
         "scriptsize", "seename", "sep", "sim", "slash", "small", "ss", "strut",
         "tablename", "textasciicircum", "textasciitilde", "textbackslash", "textgreater",
         "textless", "textquotedblleft", "textquotedblright", "textquoteleft",
-        "textquoteright", "tiny", "vdots",
+        "textquoteright", "tiny", "vdots", "xspace",
     }
 )  # fmt: skip
 #: Commands pandoc reads with their optional arguments only: ``\\par [@a]`` and ``\\item
@@ -32,8 +32,10 @@ TEX_OPTIONS_ONLY_COMMANDS = frozenset({"item", "par"})
 #: pandoc 2.17 reads ``\\hfill [@a]``'s bracket as its option)
 TEX_NO_ARGUMENT_COMMANDS_3 = TEX_NO_ARGUMENT_COMMANDS | {"hfill", "today", "vfill"}
 #: and those pandoc 3.9 reads with no argument too (3.6.1 reads ``\\newline{@a}``'s
-#: braces and ``\\newline [@a]``'s bracket as its arguments; 3.8 not run)
-TEX_NO_ARGUMENT_COMMANDS_3_9 = TEX_NO_ARGUMENT_COMMANDS_3 | {"newline"}
+#: braces and ``\\newline [@a]``'s bracket as its arguments; 3.8 not run), but
+#: ``\\xspace``, whose braces 3.9 reads as its argument (``\\xspace{@a}`` cites ``a`` in
+#: 2.17 and 3.6.1, nothing in 3.9)
+TEX_NO_ARGUMENT_COMMANDS_3_9 = (TEX_NO_ARGUMENT_COMMANDS_3 | {"newline"}) - {"xspace"}
 #: Commands pandoc 3 reads with a dimension after them only, no bracket or brace:
 #: ``\\hskip [@a]{b}`` and ``\\hskip{@a}`` cite ``a``, ``\\hskip 1pt@a`` too (3.6.1 and 3.9
 #: checked; pandoc 2.17 reads them as any other command)
@@ -160,6 +162,43 @@ TEX_NO_OPTION_COMMANDS = frozenset(
 #: its brackets as text (``\\caption [@a] $x$`` cites ``a``); 2.17, 3.6.1 and 3.9 checked.
 TEX_NO_CHARACTER_AFTER_OPTIONS = frozenset("#}~$&^_")
 
+#: Commands pandoc reads with its LaTeX reader, which fails on a blank line in their braced
+#: arguments (it parses them as inline text, or as citation keys): the command is then no
+#: raw TeX but text, and what follows the blank line is read as Markdown, so ``\\emph{a``,
+#: a blank line and ``@k}`` cites ``k`` (``\\foo{a``, a blank line, ``@k}`` cites nothing:
+#: pandoc passes an unknown command's arguments on whole, as it does ``\\footnote``'s,
+#: ``\\label``'s, ``\\mbox``'s ...).  Every command of the other tables and some forty
+#: more were tried in pandoc 2.17, 3.6.1 and 3.9 (``x \\name{a @k}`` raw TeX, ``x \\name{a``,
+#: a blank line, ``@k}`` text).
+TEX_NO_BLANK_LINE_COMMANDS = frozenset(
+    {
+        "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites",
+        "Footcitetext", "Footcitetexts", "G", "H", "MakeLowercase",
+        "MakeTextLowercase", "MakeTextUppercase", "MakeUppercase", "Parencite",
+        "Parencites", "Smartcite", "Textcite", "Textcites", "U", "address", "alert",
+        "autocap", "autocite", "autocites", "b", "bf", "bfseries", "c", "caption",
+        "centerline", "chapter", "cite", "citealp", "citealt", "citeauthor", "citep",
+        "cites", "citet", "citeyear", "citeyearpar", "closing", "d", "date",
+        "dedication", "em", "emph", "enquote", "extratitle", "f", "footcite",
+        "footcites", "footcitetext", "footcitetexts", "framesubtitle", "frametitle",
+        "frontispiece", "h", "it", "itshape", "k", "lowercase", "lowertitleback",
+        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
+        "mkbibquote", "newtie", "nhttfamily", "nocite", "nohyphens", "opening",
+        "paragraph", "parencite", "parencites", "part", "publishers", "r", "rm",
+        "scshape", "section", "sl", "slshape", "smartcite", "sout", "subject",
+        "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
+        "supercites", "t", "textbf", "textcircled", "textcite", "textcites", "textit",
+        "textlatin", "textmd", "textnhtt", "textnormal", "textogonekcentered",
+        "textrm", "textsc", "textsf", "textsl", "textsubscript", "textsuperscript",
+        "texttt", "textup", "titlehead", "tt", "u", "ul", "uline", "underline",
+        "uppercase", "uppertitleback", "v",
+    }
+)  # fmt: skip
+#: and those pandoc 3 reads so (3.6.1 and 3.9; 2.17 passes them on whole)
+TEX_NO_BLANK_LINE_COMMANDS_3 = TEX_NO_BLANK_LINE_COMMANDS | {"hl", "st"}
+#: and those pandoc 3.9 reads so (3.6.1 passes it on whole; 3.8 not run)
+TEX_NO_BLANK_LINE_COMMANDS_3_9 = TEX_NO_BLANK_LINE_COMMANDS_3 | {"xspace"}
+
 __all__ = [
     "TEX_AT_ARGUMENT_COMMANDS",
     "TEX_BRACED_OPTION_COMMANDS",
@@ -170,6 +209,9 @@ __all__ = [
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS_3_9",
+    "TEX_NO_BLANK_LINE_COMMANDS",
+    "TEX_NO_BLANK_LINE_COMMANDS_3",
+    "TEX_NO_BLANK_LINE_COMMANDS_3_9",
     "TEX_NO_CHARACTER_AFTER_OPTIONS",
     "TEX_NO_OPTION_COMMANDS",
     "TEX_ONE_OPTION_COMMANDS",
