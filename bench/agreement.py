@@ -4,7 +4,7 @@ Prints, per oracle, the share of generated cases (or .bib files) on which citewa
 exactly the keys the tool reads, and the disagreements by class.  The generators and the
 oracles are those of the differential tests (tests/differential.py).
 
-    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--units N]
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--raw-tex N] [--units N]
         [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--comments N]
         [--reader N] [--errors N] [--bib N] [--max-bytes B]
 """
@@ -25,11 +25,19 @@ import differential_crossref
 import differential_strings
 import differential_units
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--latex", type=int, default=60, help="generated LaTeX projects")
     parser.add_argument("--markdown", type=int, default=300, help="generated Markdown documents")
+    parser.add_argument(
+        "--raw-tex",
+        type=int,
+        default=300,
+        help="Markdown documents of raw TeX pieces, with each pandoc installed",
+    )
     parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
     parser.add_argument("--chapterbib", type=int, default=40, help="chapterbib projects")
     parser.add_argument("--bibunits", type=int, default=40, help="bibunits projects")
@@ -73,6 +81,11 @@ def main() -> None:
     print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
     seeds = range(args.seed, args.seed + args.markdown)
     print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
+    seeds = range(args.seed, args.seed + args.raw_tex)
+    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
+        version = differential.pandoc_version_of(pandoc)
+        tally = differential.run_markdown(seeds, pandoc=pandoc, make=differential.raw_tex_case)
+        print(f"pandoc {version} -t json (raw TeX pieces):", tally.summary())
     generated = [
         (
             args.units,

@@ -437,6 +437,31 @@ def markdown_case(seed: int) -> MarkdownCase:
     return MarkdownCase(seed, text)
 
 
+#: what raw TeX is made of, more of what opens and closes its arguments than a document
+#: holds, so that commands, comments, brackets and blank lines meet in every way
+_RAW_TEX_PIECES = (
+    "\\a{", "}", "{", "\\emph[", "]", "[", "% c", "\n", "\n\n", " ", "x ", "\\b ", "\\{",
+    "\\textbf{", " text ", "\\section*{", "\\cite{", "\\footnote{", "\\foo ",
+)  # fmt: skip
+
+
+def raw_tex_case(seed: int) -> MarkdownCase:
+    """A Markdown document of raw TeX pieces and citations in random order (keys named by
+    how they are written: ``rtbare``, ``rtgroup``, ``rtsemi``)."""
+    r = random.Random(seed)
+    keys = _Keys()
+    cited = (
+        lambda: f"@{keys('rtbare')}",
+        lambda: f" [@{keys('rtgroup')}]",
+        lambda: f"@{keys('rtsemi')};",
+    )
+    parts = [
+        r.choice(cited)() if r.random() < 0.2 else r.choice(_RAW_TEX_PIECES)
+        for _ in range(r.randint(5, 80))
+    ]
+    return MarkdownCase(seed, "".join(parts) + "\n")
+
+
 def cite_nodes(node: Any) -> Iterator[dict[str, Any]]:
     """Every ``Cite`` node of a ``pandoc -t json`` document (metadata included)."""
     if isinstance(node, dict):
@@ -475,9 +500,14 @@ def markdown_ours(text: str, version: str = "") -> set[str]:
     return {c.key for c in doc.citations}
 
 
-def run_markdown(seeds: Iterable[int], budget: float = 1e9, pandoc: str = "pandoc") -> Tally:
-    """The generated documents of ``seeds`` with the program ``pandoc`` as the oracle, and
-    citewarden told its version."""
+def run_markdown(
+    seeds: Iterable[int],
+    budget: float = 1e9,
+    pandoc: str = "pandoc",
+    make: Callable[[int], MarkdownCase] = markdown_case,
+) -> Tally:
+    """The documents ``make`` generates from ``seeds`` with the program ``pandoc`` as the
+    oracle, and citewarden told its version."""
     tally = Tally()
     version = pandoc_version_of(pandoc)
     deadline = time.monotonic() + budget
@@ -485,7 +515,7 @@ def run_markdown(seeds: Iterable[int], budget: float = 1e9, pandoc: str = "pando
         for seed in seeds:
             if time.monotonic() > deadline:
                 break
-            case = markdown_case(seed)
+            case = make(seed)
             tally.add(
                 markdown_oracle(case.text, Path(tmp), pandoc),
                 markdown_ours(case.text, version),
