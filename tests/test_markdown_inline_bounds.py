@@ -52,7 +52,6 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
         ("\\verb|" + "x" * 19_000 + "\n") * 30,
         "\\emph {\n" * 20_000,  # a braced group after white space, on the next line
         "> \\textbf {\n" * 20_000,
-        "\\b " * 150_000 + "\\emph{a\n\nb}",  # each takes the next, the last is text
     ],
     ids=[
         "braces",
@@ -66,7 +65,6 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
         "verb lines",
         "braces after white space",
         "braces after white space in a block quote",
-        "a chain of commands taking the next",
     ],
 )
 def test_raw_tex_arguments_that_never_close_are_read_in_bounded_passes(text: str) -> None:

@@ -111,12 +111,6 @@ CASES = [
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
-    # a command that takes a character as its argument takes the command after it, past
-    # spaces, comments and line breaks, so the comment is raw TeX too; not an environment,
-    # nor a command pandoc fails on (a blank line in its braces)
-    "x \\emph % c [@a]\n\\textbf{y} z, \\b % c [@b]\n\\{ and \\emph % c [@c]\n"
-    "\\begin{x}a\\end{x}\n\nx \\emph % c [@d]\n\\emph{a\n\nb} z\n\n"
-    "x \\b \\b % c [@e]\n\\foo z and \\emph % [@f]\n\\expandafter y z\n",
     # a blank line in the braces of a command pandoc's LaTeX reader knows (it parses them
     # as text or keys) makes the command text, and what follows it Markdown; an unknown
     # command's braces, and \\footnote's, are passed on whole

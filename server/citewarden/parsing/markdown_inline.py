@@ -754,10 +754,8 @@ class _RawTex:
     without arguments (``\\verb``, read from each, is charged to the same budget)."""
 
     __slots__ = (
-        "_argument_command",
         "_brackets",
         "_budget",
-        "_chained",
         "_character_commands",
         "_command",
         "_cut",
@@ -812,65 +810,29 @@ class _RawTex:
         )
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
-        #: where the command that may be its argument begins (-1: none)
-        self._argument_command = -1
-        #: the end of each command read with a command as its argument, for the cut in
-        #: force (a chain that ends in a command read as text is read again from each)
-        self._chained: dict[int, int] = {}
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
         which pandoc reads as raw TeX, not as text; none goes on past ``cut`` (-1: the
         end), where pandoc reads the text that follows apart."""
         text = self._text
-        cut = cut if cut >= 0 else len(text)
-        if cut != self._cut:
-            self._cut = cut
-            self._chained.clear()
-        # a command whose argument is the command after it ("\\emph % c" and "\\foo" on
-        # the next line: the comment is raw TeX too), that one's argument the next ...:
-        # (the command's start, its argument's, its end without it) of each
-        levels: list[tuple[int, int, int]] = []
-        while True:
-            if i in self._chained:  # read as an argument before: its end is known
-                stop = self._chained[i]
-                break
-            stop, argument = self._one(i)
-            if argument < 0 or stop == i + 1:
-                break
-            levels.append((i, argument, stop))
-            follows = self._command.match(text, argument)
-            if follows is None or follows.group(1) == "begin":
-                # a control symbol ("\\{", "\\\\") is one; an environment none
-                stop = argument + 2 if follows is None and argument + 1 < cut else -1
-                break
-            i = argument
-        for start, argument, alone in reversed(levels):
-            stop = stop if stop > argument + 1 else alone
-            self._chained[start] = stop  # a chain read again from each of its commands
-        return stop
-
-    def _one(self, i: int) -> tuple[int, int]:
-        """The end of the command at ``i`` as :meth:`end` has it, but for a command
-        whose argument may be the command after it: then also where that one starts (else
-        -1), the end returned being the command's without it."""
-        text = self._text
+        self._cut = cut if cut >= 0 else len(text)
         m = self._command.match(text, i)
         if m is None:
-            return i + 1, -1
+            return i + 1
         pos = m.end()
         name = m.group(1)
         if name == "expandafter":
-            return self._expandafter(m.end(1), pos), -1
-        self._group_from = self._argument_command = -1
+            return self._expandafter(m.end(1), pos)
+        self._group_from = -1
         stop = self._arguments(name, pos)
         if (
             name in self._no_blank_line_commands
             and 0 <= self._group_from < stop
             and _BLANK_LINE.search(text, self._group_from, stop)
         ):
-            return i + 1, -1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line
-        return stop, self._argument_command
+            return i + 1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line ...
+        return stop
 
     def _expandafter(self, name_end: int, pos: int) -> int:
         """After ``\\expandafter`` (its name ends at ``name_end``, the white space after it
@@ -915,8 +877,6 @@ class _RawTex:
             if name in TEX_CHARACTER_OPTION_COMMANDS:  # "\\caption[x]@b": "@" is its argument
                 pos = self._options_end(pos, 1 if name in self._one_option_commands else -1)
             k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
-            if k < self._cut and text[k] == "\\":
-                self._argument_command = k  # (see end) the end below is the one without it
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
             # "\\emph\n{@b}": one braced group (as far as the budget goes)
