@@ -117,6 +117,8 @@ ALIKE = [
     "x \\emph{a\n\n@b} and \\textbf{c\n  \n@d}, \\foo{e\n\n@f} and \\footnote{g\n\n@h}\n",
     "\\section*{A\n\n@a}\n\n\\cite{k\n\n@b}\n\nx \\emph{\\textbf{a\n\nb} @c}\n\n"
     "x \\emph\n{a % c\n\n@d}\n\nx \\emph{a @e} \\cite{k @f}\n",
+    # in a block quote, a list item and a footnote too
+    "> x \\emph{a\n>\n> @k}\n\n- x \\textbf{a\n\n  @m}\n\n[^1]: x \\emph{a\n\n    @n}\n\nz[^1]\n",
     # a raw HTML block's tag (an HTML or DocBook block element's, any case) or a comment:
     # a block starts after it on its line (an example item's marker), and on the next line
     "<pre>@x1.\n\n<pre> @x2.\n\n<div> @x3.\n\n<!-- c --> @x4. y\n\n<P> @x5.\n\n"
