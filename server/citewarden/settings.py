@@ -71,6 +71,14 @@ class SettingsProblem:
         return f"{where}: setting '{self.key}': {self.message}"
 
 
+#: A request's timeout in seconds (``verify.timeout``).
+DEFAULT_TIMEOUT = 20.0
+#: Requests to a source that fail in a row before it is no longer asked, and seconds until
+#: one request asks it again (``verify.breaker_failures``, ``verify.breaker_cooldown``).
+DEFAULT_BREAKER_FAILURES = 5
+DEFAULT_BREAKER_COOLDOWN = 60.0
+
+
 @dataclass(frozen=True, slots=True)
 class VerifySettings:
     enabled: bool = True
@@ -84,15 +92,15 @@ class VerifySettings:
     s2_api_key: str | None = field(default=None, repr=False)
     ncbi_api_key: str | None = field(default=None, repr=False)
     concurrency: int = 8
-    timeout: float = 20.0
+    timeout: float = DEFAULT_TIMEOUT
     #: Seconds every request made for one entry may take in all (time on the wire and retry
     #: waits); ``None``: ``ENTRY_BUDGET_FACTOR`` (3) times ``timeout``.
     entry_budget: float | None = None
     #: Requests to a source that fail in a row (after their retries) before it is no longer
     #: asked, and seconds until one request asks it again (the breaker's, see
     #: :mod:`citewarden.verify.breaker`; two timeouts one after the other cut it off too).
-    breaker_failures: int = 5
-    breaker_cooldown: float = 60.0
+    breaker_failures: int = DEFAULT_BREAKER_FAILURES
+    breaker_cooldown: float = DEFAULT_BREAKER_COOLDOWN
     #: Base-URL overrides by source name (a mirror or a local replay server).
     base_urls: Mapping[str, str] = field(default_factory=dict)
     #: Keys of entries never to verify.

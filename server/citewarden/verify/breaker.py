@@ -32,15 +32,16 @@ import time
 from dataclasses import dataclass
 from enum import Enum
 
+from citewarden.settings import DEFAULT_BREAKER_COOLDOWN, DEFAULT_BREAKER_FAILURES
 from citewarden.verify.rate_limit import Clock
 from citewarden.verify.transport import CUT_SHORT, Failure, Reply
 
 #: Requests in a row that failed after their retries before a service is no longer asked
 #: (by default: the setting ``verify.breaker_failures``).
-FAILURES = 5
+FAILURES = DEFAULT_BREAKER_FAILURES
 #: Seconds an open service is left alone before one request probes it again (by default:
 #: ``verify.breaker_cooldown``).
-COOLDOWN = 60.0
+COOLDOWN = DEFAULT_BREAKER_COOLDOWN
 
 #: How the client words a failure of the source itself (no answer, or a broken one).
 _SOURCE_FAILURES = (

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from citewarden.redaction import register_secrets
 from citewarden.safe_text import clipped, visible
 from citewarden.settings import (
+    DEFAULT_BREAKER_COOLDOWN,
+    DEFAULT_BREAKER_FAILURES,
+    DEFAULT_TIMEOUT,
     HEADER_VALUE_PROBLEM,
     SOURCE_NAMES,
     Settings,
@@ -72,10 +75,10 @@ class SourceConfig:
     openalex_api_key: str | None = field(default=None, repr=False)
     s2_api_key: str | None = field(default=None, repr=False)
     ncbi_api_key: str | None = field(default=None, repr=False)
-    timeout: float = 20.0
+    timeout: float = DEFAULT_TIMEOUT
     #: The breaker's: failures in a row that cut a source off, seconds before a probe.
-    breaker_failures: int = 5
-    breaker_cooldown: float = 60.0
+    breaker_failures: int = DEFAULT_BREAKER_FAILURES
+    breaker_cooldown: float = DEFAULT_BREAKER_COOLDOWN
     offline: bool = False
     snapshot: str | None = None
     #: Sources whose key is not sent: their address came from a settings file or the

@@ -46,7 +46,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import httpx
 
 from citewarden.redaction import SECRET_HEADERS, SECRET_PARAMS, redact, register_secrets
-from citewarden.settings import header_value_problem
+from citewarden.settings import DEFAULT_TIMEOUT, header_value_problem
 from citewarden.verify.breaker import Breaker, Kind, judge
 from citewarden.verify.rate_limit import (
     PUBLISHED_LIMITS,
@@ -198,7 +198,7 @@ class HttpClient:
     def __init__(
         self,
         *,
-        timeout: float = 20.0,
+        timeout: float = DEFAULT_TIMEOUT,
         user_agent: str = "citewarden",
         limits: Mapping[str, Limit] | None = None,
         retry: RetryPolicy | None = None,
