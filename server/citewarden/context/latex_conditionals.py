@@ -23,15 +23,16 @@ _CONDITIONAL = re.compile(r"\\(?:ifthenelse|ifbool|notbool|iftoggle|nottoggle)(?
 MAX_ARGUMENT = 2000
 
 
-#: a brace, or an escaped character (``\\{`` opens no group)
-_BRACE = re.compile(r"\\.|[{}]", re.S)
+#: what pairs braces: comments and escaped characters (``\\{`` opens no group) hold none
+_BRACE = re.compile(r"%[^\n]*|\\[\s\S]|[{}]")
 
 
-def _group_ends(text: str) -> dict[int, int]:
-    """Where each brace group of ``text`` that closes within :data:`MAX_ARGUMENT` characters
-    closes (after its ``}``), by where it opens: read in one pass, so that many groups never
-    closed (``\\iftoggle{x}{`` 200 000 times) cost no more than the text's length."""
-    ends: dict[int, int] = {}
+def brace_pairs(text: str, longest: int | None = None) -> dict[int, int]:
+    """Where each ``{`` of ``text`` that is closed is closed (the ``}``'s offset), read in
+    one pass, so that many groups never closed (``\\iftoggle{x}{`` 200 000 times) cost no
+    more than the text's length; ``longest``: only groups of at most that many characters
+    (braces included)."""
+    pairs: dict[int, int] = {}
     opened: list[int] = []
     for m in _BRACE.finditer(text):
         c = m.group()
@@ -39,23 +40,23 @@ def _group_ends(text: str) -> dict[int, int]:
             opened.append(m.start())
         elif c == "}" and opened:
             at = opened.pop()
-            if m.end() - at <= MAX_ARGUMENT:
-                ends[at] = m.end()
-    return ends
+            if longest is None or m.end() - at <= longest:
+                pairs[at] = m.start()
+    return pairs
 
 
 def _groups(text: str, at: int, count: int, ends: dict[int, int]) -> list[tuple[int, int]] | None:
     """(start, end) of the contents of ``count`` brace groups from ``at`` (white space
-    between them passed over; ``ends``: :func:`_group_ends`), None if they are not there."""
+    between them passed over; ``ends``: :func:`brace_pairs`), None if they are not there."""
     found: list[tuple[int, int]] = []
     for _ in range(count):
         while at < len(text) and text[at] in " \t\r\n":
             at += 1
-        end = ends.get(at, -1) if text.startswith("{", at) else -1
-        if end < 0:
+        close = ends.get(at, -1) if text.startswith("{", at) else -1
+        if close < 0:
             return None
-        found.append((at + 1, end - 1))
-        at = end
+        found.append((at + 1, close))
+        at = close + 1
     return found
 
 
@@ -69,7 +70,7 @@ def _conditionals(text: str) -> Iterator[tuple[int, int, int, int]]:
     for m in _CONDITIONAL.finditer(text):
         if m.start() < pos:
             continue  # inside a branch already read
-        ends = _group_ends(text) if ends is None else ends
+        ends = brace_pairs(text, MAX_ARGUMENT) if ends is None else ends
         groups = _groups(text, m.end(), 3, ends)
         if groups is None:
             continue

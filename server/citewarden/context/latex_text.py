@@ -21,6 +21,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from citewarden.context.latex_conditionals import (
+    brace_pairs,
     else_branches_hidden,
     first_branches,
     other_branches_hidden,
@@ -100,7 +101,7 @@ def mask_latex(text: str) -> str:
             pos = at
         elif m.lastgroup in ("argument", "file"):
             if braces is None:
-                braces = _matching_braces(text)
+                braces = brace_pairs(text)
             closing = braces.get(at - 1)
             if closing is None:
                 continue  # an argument never closed: no argument
@@ -168,8 +169,6 @@ _CONDITIONAL = re.compile(
     r"%[^\n]*|\\(?:(?P<if>if(?!thenelse(?![A-Za-z@]))[A-Za-z@]*)|(?P<fi>fi)|(?P<else>else))"
     r"(?![A-Za-z@])|\\[\s\S]"
 )
-#: what pairs braces: comments and escaped characters hold none
-_BRACE = re.compile(r"%[^\n]*|\\[\s\S]|[{}]")
 
 
 _DOCUMENT = re.compile(r"\\begin\s*\{document\}")
@@ -201,19 +200,6 @@ def _false_branch_end(text: str, start: int) -> int:
         elif m.group("else") and depth == 0:
             return m.end()
     return len(text)
-
-
-def _matching_braces(text: str) -> dict[int, int]:
-    """Where each ``{`` of ``text`` that is closed is closed: one pass."""
-    pairs: dict[int, int] = {}
-    opened: list[int] = []
-    for m in _BRACE.finditer(text):
-        c = m.group()
-        if c == "{":
-            opened.append(m.start())
-        elif c == "}" and opened:
-            pairs[opened.pop()] = m.start()
-    return pairs
 
 
 def _spaces(text: str) -> str:
