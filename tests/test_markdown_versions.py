@@ -107,10 +107,39 @@ CASES = [
     # pandoc 3.9 reads braces after \\xspace as its argument, 2.17 and 3.6.1 none; an "@"
     # after it is its argument in all three
     "x \\xspace{e @f} y, \\xspace{g\n\n@h} y\n\nx \\xspace@b y\n",
+    # pandoc 3.9 reads \\ifstrequal with its options when a brace that never closes
+    # follows them, 2.17 and 3.6.1 make it text (its bracket cites)
+    "x \\ifstrequal[@a]{ y\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
 ALIKE = [
+    # an optional argument followed by a "{" that never closes (no "}" comes after it):
+    # pandoc's reading of the command fails and it is text, its bracket a citation; a few
+    # declarations, \\si, \\unit and \\texorpdfstring are read with their options still
+    "".join(
+        f"x \\{name}[@a{i}]{{ y\n\n"
+        for i, name in enumerate(
+            [
+                "cite",
+                "foo",
+                "footnote",
+                "caption",
+                "section",
+                "textbf",
+                "bf",
+                "em",
+                "itshape",
+                "si",
+                "unit",
+                "texorpdfstring",
+                "href",
+                "par",
+                "small",
+            ]
+        )
+    )
+    + "x \\cite[@b1] {\n\nx \\cite[c]\n[@b2]\n{ y\n\nx \\foo[@b3]\n\n{ y\n",
     # a blank line in the braces of a command pandoc's LaTeX reader knows (it parses them
     # as text or keys) makes the command text, and what follows it Markdown; an unknown
     # command's braces, and \\footnote's, are passed on whole

@@ -35,6 +35,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_ONE_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
+    TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
+    TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
 )
 from citewarden.parsing.tex_brackets import TexBrackets
 from citewarden.text import count_line_breaks
@@ -766,6 +768,8 @@ class _RawTex:
         "_no_blank_line_commands",
         "_one_option_commands",
         "_text",
+        "_unclosed_after_options",
+        "_unclosed_raw_commands",
     )
 
     def __init__(
@@ -808,8 +812,17 @@ class _RawTex:
             if expand_words
             else TEX_NO_BLANK_LINE_COMMANDS_3
         )
+        #: and still reads these as raw TeX when a brace that never closes follows their
+        #: options
+        self._unclosed_raw_commands = (
+            TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9
+            if expand_words
+            else TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS
+        )
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
+        #: the command read last has options followed by a brace that never closes
+        self._unclosed_after_options = False
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -825,7 +838,10 @@ class _RawTex:
         if name == "expandafter":
             return self._expandafter(m.end(1), pos)
         self._group_from = -1
+        self._unclosed_after_options = False
         stop = self._arguments(name, pos)
+        if self._unclosed_after_options:
+            return i + 1  # pandoc's reading of its arguments fails: "\\cite[@a]{ y" cites a
         if (
             name in self._no_blank_line_commands
             and 0 <= self._group_from < stop
@@ -866,6 +882,7 @@ class _RawTex:
         """The offset after the arguments of the command ``name`` whose name (and the white
         space after it) ends at ``pos``."""
         text = self._text
+        start = pos
         if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
             return pos + 1  # the "@" is its argument: "\\emph@a", "\\xspace@a" cite nothing
         if name in self._no_argument_commands:  # "\\small{@a}" cites a
@@ -903,8 +920,19 @@ class _RawTex:
         if name in self._dimension_commands:  # "\\hskip [@a]" cites a
             return self._dimension_end(pos)
         if name not in TEX_NO_OPTION_COMMANDS:  # "\\href[@a]{b}": its bracket is text
-            pos = self._options_end(pos)
+            after = self._options_end(pos)
+            if after > start and name not in self._unclosed_raw_commands:
+                self._unclosed_after_options = self._opens_unclosed(self._dimension_end(after))
+            pos = after
         return self._braced_end(self._dimension_end(pos))
+
+    def _opens_unclosed(self, pos: int) -> bool:
+        """Whether a ``{`` that does not close (within the budget) opens at ``pos``."""
+        return (
+            self._budget >= 0
+            and self._text[pos : pos + 1] == "{"
+            and self._closed(_TEX_GROUP, pos) < 0
+        )
 
     def _dimension_end(self, pos: int) -> int:
         """The offset after a dimension (``1pt``, ``=2.5cm``) at ``pos``, or ``pos``."""

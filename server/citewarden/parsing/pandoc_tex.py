@@ -157,6 +157,19 @@ TEX_NO_OPTION_COMMANDS = frozenset(
         "url", "write", "xdef",
     }
 )  # fmt: skip
+#: Commands pandoc still reads as raw TeX, with their optional arguments, when a ``{``
+#: that never closes follows those (``\\bf[@a]{ y`` cites nothing): for every other
+#: command whose options it reads, the failed argument makes the command text, so
+#: ``\\cite[@a]{ y`` and ``\\foo[@a]{ y`` cite ``a``.  Every command of the other tables
+#: and some ninety more were tried in pandoc 2.17, 3.6.1 and 3.9 (``x \\name[@a]{ y``).
+TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS = frozenset(
+    {
+        "bf", "bfseries", "em", "endinput", "it", "itshape", "rm", "scshape", "si", "sl",
+        "slshape", "texorpdfstring", "tt", "unit",
+    }
+)  # fmt: skip
+#: and those pandoc 3.9 reads so (2.17 and 3.6.1 make ``\\ifstrequal[@a]{ y`` text)
+TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9 = TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS | {"ifstrequal"}
 #: What no command of :data:`TEX_CHARACTER_OPTION_COMMANDS` takes as the character after
 #: its optional arguments: there (or at the text's end) pandoc reads the command alone and
 #: its brackets as text (``\\caption [@a] $x$`` cites ``a``); 2.17, 3.6.1 and 3.9 checked.
@@ -217,4 +230,6 @@ __all__ = [
     "TEX_ONE_OPTION_COMMANDS",
     "TEX_ONE_OPTION_COMMANDS_3",
     "TEX_OPTIONS_ONLY_COMMANDS",
+    "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
+    "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
 ]
