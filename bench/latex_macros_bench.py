@@ -9,10 +9,13 @@ more (``citewarden/parsing/latex.py``).  Prints the wall time of ``citewarden ch
 * one file with N multibib lists (``\\newcites``, three commands each);
 * a project of F files, each defining M wrappers and citing with one of them;
 * a document of S MB (the LaTeX of tests/data/documents repeated) with two wrappers:
-  the ordinary case, to see that it does not pay for the above.
+  the ordinary case, to see that it does not pay for the above;
+* a file of B blocks of 700 definitions whose bodies never close (``\\def\\x{``), each
+  block ended by a comment and a ``}``: every body's closing is looked for over the
+  5 000 characters after it (``citewarden/parsing/tex_closings.py``).
 
 Usage: ``.venv/bin/python bench/latex_macros_bench.py [--macros 3000] [--files 50]
-[--per-file 60] [--mb 35] [--repeat 3]``
+[--per-file 60] [--mb 35] [--bodies 150] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -91,6 +94,12 @@ def big_document(folder: Path, mb: float) -> Path:
     return path
 
 
+def unclosed_bodies(folder: Path, blocks: int) -> Path:
+    path = folder / "bodies.tex"
+    path.write_text(("\\def\\x{" * 700 + "%\n}") * blocks + "\n\\cite{k}\n")
+    return path
+
+
 def timed(path: Path, repeat: int) -> tuple[float, int]:
     best = float("inf")
     found = 0
@@ -110,6 +119,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=50)
     parser.add_argument("--per-file", type=int, default=60)
     parser.add_argument("--mb", type=float, default=35.0)
+    parser.add_argument("--bodies", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"MANY_MACROS = {MANY_MACROS}")
@@ -123,6 +133,11 @@ def main() -> None:
                 (args.files, args.per_file),
             ),
             (f"{args.mb:g} MB document, 2 wrappers", big_document, (args.mb,)),
+            (
+                f"{args.bodies} x 700 unclosed \\def bodies",
+                unclosed_bodies,
+                (args.bodies,),
+            ),
         ]
         for i, (label, make, params) in enumerate(cases):
             folder = Path(tmp) / str(i)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Container, Iterable
 from functools import lru_cache
 
 from citewarden.model import CitationMacro, LatexContext, ParsedDocument
+from citewarden.parsing.tex_closings import closings
 
 # \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body},
 # \let\name\target (the "=" of \let\a = \b and the spaces after it are one optional group, so
@@ -61,22 +62,30 @@ _XPARSE_ARG = re.compile(r"\s*(\+?)(s|o|O\{[^{}]*\}|m)")
 _BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
 #: Longest definition body examined, in characters.
 _MAX_BODY = 5000
+#: closing braces a group's closing is counted over before the text's reading answers
+_COUNTED_CLOSERS = 8
 
 
 def _close_brace(text: str, i: int, limit: int) -> int:
-    """``text[i] == "{"``: the offset after its matching ``}``, or -1."""
+    """``text[i] == "{"``: the offset after its matching ``}``, or -1.  A group that
+    closes after a few closing braces with no escape or comment in the way is counted;
+    any other is answered by the text's one reading (:mod:`~citewarden.parsing.tex_closings`),
+    so that the openings of a file asked in turn cost one pass, however they nest."""
     end = min(len(text), i + limit)
     depth = 0
     pos = i
-    # fast path: count braces between closers while no escape or comment is in the way
-    while (c := text.find("}", pos, end)) >= 0:
+    for _ in range(_COUNTED_CLOSERS):
+        c = text.find("}", pos, end)
+        if c < 0:
+            return -1
         if text[c - 1] == "\\" or text.find("\\{", pos, c) >= 0 or text.find("%", pos, c) >= 0:
-            return _close_brace_tokens(text, i, limit)
+            break
         depth += text.count("{", pos, c) - 1
         if depth <= 0:
             return c + 1 if depth == 0 else -1
         pos = c + 1
-    return -1
+    answer = closings(text, i).close(i, limit)
+    return _close_brace_tokens(text, i, limit) if answer is None else answer
 
 
 def _close_brace_tokens(text: str, i: int, limit: int) -> int:
