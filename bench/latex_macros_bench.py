@@ -12,10 +12,12 @@ more (``citewarden/parsing/latex.py``).  Prints the wall time of ``citewarden ch
   the ordinary case, to see that it does not pay for the above;
 * a file of B blocks of 700 definitions whose bodies never close (``\\def\\x{``), each
   block ended by a comment and a ``}``: every body's closing is looked for over the
-  5 000 characters after it (``citewarden/parsing/tex_closings.py``).
+  5 000 characters after it (``citewarden/parsing/tex_closings.py``);
+* a paragraph of O ``\\cite[`` whose options never close: every option is read over the
+  2 000 characters after it (``citewarden/parsing/latex_options.py``).
 
 Usage: ``.venv/bin/python bench/latex_macros_bench.py [--macros 3000] [--files 50]
-[--per-file 60] [--mb 35] [--bodies 150] [--repeat 3]``
+[--per-file 60] [--mb 35] [--bodies 150] [--options 150000] [--repeat 3]``
 """
 
 from __future__ import annotations
@@ -100,6 +102,12 @@ def unclosed_bodies(folder: Path, blocks: int) -> Path:
     return path
 
 
+def unclosed_options(folder: Path, count: int) -> Path:
+    path = folder / "options.tex"
+    path.write_text("\\cite[" * count + "\n\n\\cite{k}\n")
+    return path
+
+
 def timed(path: Path, repeat: int) -> tuple[float, int]:
     best = float("inf")
     found = 0
@@ -120,6 +128,7 @@ def main() -> None:
     parser.add_argument("--per-file", type=int, default=60)
     parser.add_argument("--mb", type=float, default=35.0)
     parser.add_argument("--bodies", type=int, default=150)
+    parser.add_argument("--options", type=int, default=150_000)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     print(f"MANY_MACROS = {MANY_MACROS}")
@@ -138,6 +147,7 @@ def main() -> None:
                 unclosed_bodies,
                 (args.bodies,),
             ),
+            (f"{args.options} unclosed \\cite[", unclosed_options, (args.options,)),
         ]
         for i, (label, make, params) in enumerate(cases):
             folder = Path(tmp) / str(i)

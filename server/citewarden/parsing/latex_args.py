@@ -21,20 +21,15 @@ from citewarden.model import (
     sound_span,
 )
 from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
+from citewarden.parsing.latex_options import PARAGRAPH_BREAK, close_delimited
 from citewarden.parsing.latex_static import in_comment, line_end, verbatim_environments
 
 #: Spaces, single newlines and comments between a command and its arguments (a blank line
 #: ends the argument list, as ``\par`` does in TeX).
 _SKIP = re.compile(r"(?:[ \t]+|%[^\n]*|\r?\n(?![ \t]*\r?\n))*")
-_PAR = r"\n[ \t]*\r?\n"
+_PAR = PARAGRAPH_BREAK
 _BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
 _RAW_BRACE_TOKENS = re.compile(r"\\[\s\S]|[{}]|" + _PAR)
-_DELIM_TOKENS = {
-    "[": re.compile(r"\\[\s\S]|%[^\n]*|[{}\[\]]|" + _PAR),
-    "(": re.compile(r"\\[\s\S]|%[^\n]*|[{}()]|" + _PAR),
-    "<": re.compile(r"\\[\s\S]|%[^\n]*|[{}<>]|" + _PAR),
-}
-_CLOSER = {"[": "]", "(": ")", "<": ">"}
 _ARG_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 _BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,100})\}")
 _INPUT_BARE = re.compile(r"[ \t]+([^\s{}%\\]{1,1000})")
@@ -60,10 +55,7 @@ def _skip(text: str, i: int) -> int:
 #: this keeps pathological input, such as thousands of unclosed groups in one paragraph,
 #: close to linear.
 _MAX_ARG = 20_000
-_MAX_OPTIONAL = 2_000
 _MAX_CODE = 5_000
-#: Deepest nesting of brackets (and of braces) inside an optional argument.
-_MAX_NESTING = 4
 #: Deepest nesting of braces read in a group.
 _MAX_BRACE_NESTING = 32
 
@@ -124,37 +116,6 @@ def _close_keys(text: str, i: int) -> int:
     return -1
 
 
-def _close_delimited(text: str, i: int, nest: bool = True) -> int:
-    """``text[i]`` is ``[``, ``(`` or ``<``: the offset after the matching closer, braces
-    nested inside counted, or -1 (also beyond :data:`_MAX_OPTIONAL` characters).  Without
-    ``nest``, the first closer outside braces closes it, as it ends a TeX delimited
-    argument (``[see [4]]`` is ``[see [4]``)."""
-    opener = text[i]
-    closer = _CLOSER[opener]
-    braces = depth = 0
-    for m in _DELIM_TOKENS[opener].finditer(text, i, min(len(text), i + _MAX_OPTIONAL)):
-        c = m.group()[0]
-        if c == "{":
-            braces += 1
-            if braces > _MAX_NESTING:
-                return -1
-        elif c == "}":
-            braces -= 1
-            if braces < 0:
-                return -1
-        elif c == "\n":
-            return -1
-        elif braces == 0 and c == opener and (nest or not depth):
-            depth += 1
-            if depth > _MAX_NESTING:
-                return -1
-        elif braces == 0 and c == closer:
-            depth -= 1
-            if depth == 0:
-                return m.end()
-    return -1
-
-
 def _cite_groups(
     text: str, i: int, multi: bool, nest: bool = False
 ) -> tuple[list[tuple[int, int]], int]:
@@ -171,7 +132,7 @@ def _cite_groups(
         for _ in range(2):  # (global prenote)(global postnote)
             j = _skip(text, i)
             if j < n and text[j] == "(":
-                k = _close_delimited(text, j)
+                k = close_delimited(text, j)
                 if k < 0:
                     return groups, i
                 i = k
@@ -181,7 +142,7 @@ def _cite_groups(
         j = _skip(text, i)
         optionals = 0
         while j < n and optionals < 3 and (text[j] == "[" or (text[j] == "<" and not multi)):
-            k = _close_delimited(text, j, nest=nest or text[j] != "[")
+            k = close_delimited(text, j, nest=nest or text[j] != "[")
             if k < 0:
                 return groups, i
             j = _skip(text, k)
@@ -211,7 +172,7 @@ def past_group(text: str, i: int) -> int:
     ``\\citefield[pages]{field}``, before its keys); ``i`` when no group follows."""
     j = _skip(text, i)
     if j < len(text) and text[j] == "[":
-        k = _close_delimited(text, j)
+        k = close_delimited(text, j)
         if k < 0:
             return i
         j = _skip(text, k)
@@ -240,7 +201,7 @@ def reread_option_key(text: str, i: int) -> tuple[int, int, int] | None:
     n = len(text)
     if j + 1 >= n or text[j] != "[" or text[j + 1] != "{":
         return None
-    k = _close_delimited(text, j, nest=False)
+    k = close_delimited(text, j, nest=False)
     if k < 0 or group_end(text, j + 1) != k - 2:
         return None  # not one brace group wholly
     after = _skip(text, k)
@@ -276,7 +237,7 @@ def plain_key_bracket(text: str, i: int) -> int:
     n = len(text)
     if j >= n or text[j] != "[":
         return -1
-    k = _close_delimited(text, j, nest=False)
+    k = close_delimited(text, j, nest=False)
     if k < 0:
         return -1
     j = _skip(text, k)
@@ -294,7 +255,7 @@ def _volcite_groups(text: str, i: int, multi: bool = False) -> tuple[list[tuple[
             j = _skip(text, i)
             if j >= n or text[j] != "(":
                 break
-            k = _close_delimited(text, j)
+            k = close_delimited(text, j)
             if k < 0:
                 return groups, i
             i = k
@@ -312,7 +273,7 @@ def _volcite_group(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
     n = len(text)
     j = _skip(text, i)
     if j < n and text[j] == "[":
-        k = _close_delimited(text, j)
+        k = close_delimited(text, j)
         if k < 0:
             return [], i
         j = _skip(text, k)
@@ -324,7 +285,7 @@ def _volcite_group(text: str, i: int) -> tuple[list[tuple[int, int]], int]:
     end = k
     j = _skip(text, k)
     if j < n and text[j] == "[":
-        k = _close_delimited(text, j)
+        k = close_delimited(text, j)
         if k < 0:
             return [], end
         j = _skip(text, k)
@@ -626,7 +587,7 @@ def _single_arg(text: str, i: int, flat: bool = True) -> tuple[int, int, int] | 
     j = _skip(text, i)
     n = len(text)
     while j < n and text[j] == "[":
-        k = _close_delimited(text, j)
+        k = close_delimited(text, j)
         if k < 0:
             return None
         j = _skip(text, k)
@@ -662,7 +623,7 @@ def _skip_inline_code(text: str, i: int, mint: bool) -> int:
     n = len(text)
     j = _skip(text, i)
     if j < n and text[j] == "[":
-        k = _close_delimited(text, j)
+        k = close_delimited(text, j)
         if k < 0:
             return i
         j = _skip(text, k)
@@ -701,7 +662,7 @@ def verbatim_options(text: str, i: int) -> tuple[int, int] | None:
     m = _BEGIN_NAME.match(text, i)
     if m is None or m.group(1) in _NO_OPTIONS or (o := _OPTION_AFTER.match(text, m.end())) is None:
         return None
-    end = _close_delimited(text, o.end() - 1, nest=False)
+    end = close_delimited(text, o.end() - 1, nest=False)
     return None if end < 0 else (o.end() - 1, end)
 
 
@@ -755,7 +716,7 @@ def _macro_groups(text: str, i: int, macro: CitationMacro) -> tuple[list[tuple[i
             continue
         if letter == "o":
             if j < n and text[j] == "[":
-                k = _close_delimited(text, j)
+                k = close_delimited(text, j)
                 if k < 0:
                     break
                 if number in macro.keys:  # \newcommand{\mc}[1][]{\cite{#1}}: \mc[a]
