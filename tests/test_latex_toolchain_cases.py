@@ -327,6 +327,19 @@ CASES: dict[str, tuple[str, str, str, dict[str, str]]] = {
         "\\begin{quiet}\\input{ch}\\end{quiet}\\input{ch2}\n",
         {"ch.tex": "\\cite{nokey3}\n", "ch2.tex": "\\nocite{k3}\\cite{k4}\n"},
     ),
+    # ... of an environment another file of the project defines, used in the root and in a
+    # third file; a \\let of a silenced command silences its alias too
+    "citation commands silenced in the begin code of another file's environment": (
+        "",
+        "\\input{defs}\n",
+        "\\begin{quiet}\\cite{nokey}\\parencite{nokey2}\\textcite{nokey4}\\end{quiet}"
+        "\\cite{k1}\\parencite{k2}\n\\input{ch}\n",
+        {
+            "defs.tex": "\\newenvironment{quiet}{\\renewcommand\\cite[1]{}"
+            "\\let\\parencite\\relax\\let\\textcite\\cite}{}\n",
+            "ch.tex": "\\begin{quiet}\\cite{nokey3}\\end{quiet}\\nocite{k3}\n",
+        },
+    ),
     # TeX reads ^^5c as a backslash
     "commands written with a caret notation": (
         "",

@@ -102,6 +102,27 @@ WRAPPERS = r"""
 """
 
 
+#: defs.tex defines an environment whose begin code silences \cite; main.tex and ch.tex
+#: cite inside it (nothing, for LaTeX) and outside it
+QUIET = r"""
+--- main.tex
+\documentclass{article}
+\input{defs}
+\begin{document}
+\begin{quiet}\cite{nokey}\end{quiet}
+\input{ch}
+\bibliographystyle{plain}
+\bibliography{refs}
+\end{document}
+--- defs.tex
+\newenvironment{quiet}{\renewcommand\cite[1]{}}{}
+--- ch.tex
+\begin{quiet}\cite{nokey2}\end{quiet} \cite{a}
+--- refs.bib
+@misc{a, title={A}}
+"""
+
+
 def _parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Names of the files parsed from now on (every parse goes through the graph's
     parse_file)."""
@@ -136,7 +157,9 @@ def test_files_the_project_context_cannot_change_are_parsed_once(
 
 
 @pytest.mark.parametrize(
-    "fixture", [THESIS, ORDERED, WRAPPERS], ids=["thesis", "ordered", "wrappers"]
+    "fixture",
+    [THESIS, ORDERED, WRAPPERS, QUIET],
+    ids=["thesis", "ordered", "wrappers", "quiet"],
 )
 def test_first_index_equals_parsing_every_file_with_its_context(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fixture: str
@@ -167,3 +190,25 @@ def test_editing_a_file_kept_unparsed_uses_the_context_it_was_given(tmp_path: Pa
     assert dispatch.parse_file(
         ch2, ws.text(ch2) or "", ws.settings, ws._state(ch2).context
     ) == ws.document(ch2)  # type: ignore[union-attr]
+
+
+def _dangling(ws: Workspace) -> list[str]:
+    return sorted(
+        f.message.split("'")[1]
+        for fs in check(ws).values()
+        for f in fs
+        if f.code.value == "dangling-citation"
+    )
+
+
+def test_an_environment_another_file_defines_silences_where_it_begins(tmp_path: Path) -> None:
+    """The silencing in the begin code of defs.tex's environment holds in the files that
+    use it; defined anew without it there, the citations in it count again, and back."""
+    write_project(tmp_path, QUIET)
+    ws, _, _ = _index(tmp_path)
+    assert _dangling(ws) == []
+    defs = tmp_path / "defs.tex"
+    ws.set_text(defs, "\\newenvironment{quiet}{}{}\n")
+    assert _dangling(ws) == ["nokey", "nokey2"]
+    ws.set_text(defs, "\\newenvironment{quiet}{\\renewcommand\\cite[1]{}}{}\n")
+    assert _dangling(ws) == []

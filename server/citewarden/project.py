@@ -765,6 +765,7 @@ def _graph_facts(parsed: Parsed, text: str) -> object:
         parsed.jurabib,
         parsed.silenced,
         parsed.grouped_includes,
+        parsed.environment_codes,
         parsed.verbatim_envs,
         parsed.resource_labels,
         parsed.input_path,

@@ -1186,7 +1186,8 @@ class ProjectGraph(LinkResolver):
 def _defines_for_others(doc: ParsedDocument) -> bool:
     """The document defines what the project's other files inherit (:class:`LatexContext`):
     citation macros, flags, verbatim-like environments, resource labels, short verbatim,
-    multibib lists, jurabib's reading of ``\\citefield``, citation commands silenced."""
+    multibib lists, jurabib's reading of ``\\citefield``, citation commands silenced,
+    environments whose begin code silences one."""
     return bool(
         doc.citation_macros
         or doc.flags
@@ -1197,6 +1198,7 @@ def _defines_for_others(doc: ParsedDocument) -> bool:
         or doc.newcites
         or doc.jurabib
         or doc.silenced
+        or doc.environment_codes
     )
 
 

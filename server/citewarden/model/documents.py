@@ -91,6 +91,11 @@ class CitationMacro:
     calls: tuple[str, ...] = ()
 
 
+#: a redefinition in an environment's begin code: (the command, whether it makes it write
+#: nothing, whether it is global, the command a ``\\let`` copies into it or "")
+EnvironmentChange = tuple[str, bool, bool, str]
+
+
 @dataclass(frozen=True, slots=True)
 class LatexContext:
     """What a LaTeX file inherits from the files of its project read before it."""
@@ -144,6 +149,9 @@ class LatexContext:
     #: again, in document order: (name, -1, True) silenced where the file starts, (name,
     #: i, silences) after the file's include link number ``i`` (0-based)
     silenced: tuple[tuple[str, int, bool], ...] = ()
+    #: the environments the files of the project define whose begin code redefines a
+    #: command (:attr:`ParsedDocument.environment_codes`), the last definition of each name
+    environment_codes: tuple[tuple[str, tuple[EnvironmentChange, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -284,6 +292,10 @@ class ParsedDocument:
     #: the numbers of its include links read inside a group: what their files redefine
     #: ends with the group
     grouped_includes: tuple[int, ...] = ()
+    #: each ``\\newenvironment`` (or ``\\renewenvironment``) whose begin code redefines a
+    #: command, in order: (its name, the redefinitions), which hold where the environment
+    #: begins, in its group, in any file of the project
+    environment_codes: tuple[tuple[str, tuple[EnvironmentChange, ...]], ...] = ()
     #: multibib's ``\\newcites`` suffixes: ``\\citesw`` cites for the bibliography of
     #: ``\\bibliographysw``, which BibTeX makes from ``sw.aux``
     newcites: tuple[str, ...] = ()

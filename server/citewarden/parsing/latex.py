@@ -59,6 +59,7 @@ from citewarden.model import (
     Code,
     CompletionContext,
     DocumentKind,
+    EnvironmentChange,
     Finding,
     LatexContext,
     Link,
@@ -422,7 +423,8 @@ def parse_latex(
     # environments whose begin code redefines a command: where each is defined, in order
     env_codes = latex_scopes.environment_silencings(text)
     env_read = 0  # of them, those before the scan
-    begin_codes: dict[str, tuple[tuple[str, bool, int], ...]] = {}
+    # (the project's other files' first: a file that defines one uses its own from there)
+    begin_codes: dict[str, tuple[EnvironmentChange, ...]] = dict(context.environment_codes)
     project_macros = {macro.name: macro for macro in reversed(context.macros)}
     loads_bibunits = False  # whose \nocite* reads a key list
     style_files: list[str] = []  # biblatex style files that may declare citation commands
@@ -718,8 +720,9 @@ def parse_latex(
                 env_read += 1
             if begin_codes and (env := _BEGIN_NAME.match(text, start)) is not None:
                 # its begin code's redefinitions hold in its group (as it is read)
-                for gone, silences, at in begin_codes.get(env.group(1), ()):
-                    silencing.define(env.end(), gone, silences, gone in tables.citing, at)
+                for gone, silences, everywhere, copied in begin_codes.get(env.group(1), ()):
+                    written = (everywhere, copied)
+                    silencing.define(env.end(), gone, silences, gone in tables.citing, written)
             opens = _skip(text, pos) + 1
             if body_start < 0 and text.startswith("document}", opens):
                 preamble_top = preamble_top or latex_static.TopLevel(text)
@@ -830,6 +833,7 @@ def parse_latex(
         bib_encoding=latex_static.bib_encoding(text if n == len(text) else text[:n]),
         chapterbib=bool(chapterbib),
         verbatim_envs=own_verbatim_envs,
+        environment_codes=tuple((name, changes) for _, name, changes in env_codes if changes),
         resource_labels=latex_refsections.resource_labels(text),
         input_path=latex_static.input_path(text),
         short_verbs=latex_static.short_verbs(text),

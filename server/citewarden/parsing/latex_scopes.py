@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from citewarden.model import CitationMacro
+from citewarden.model import CitationMacro, EnvironmentChange
 from citewarden.parsing.latex_args import IncludeLinks
 from citewarden.parsing.latex_static import (
     close_brace,
@@ -186,15 +186,15 @@ _REDEFINES = re.compile(
 MAX_BEGIN_CODE = 5000
 
 
-def environment_silencings(text: str) -> list[tuple[int, str, tuple[tuple[str, bool, int], ...]]]:
+def environment_silencings(text: str) -> list[tuple[int, str, tuple[EnvironmentChange, ...]]]:
     """Per ``\\newenvironment`` (or ``\\renewenvironment``) of ``text``, in order: where it
     stands, its environment's name, and the redefinitions of its begin code, which take
-    effect in the environment's group where it begins: (command, silences, where it
-    stands).  One pass: a definition in another's begin code (or in the
-    :data:`MAX_BEGIN_CODE` characters read of one never closed) is passed over."""
+    effect in the environment's group where it begins (in this file or another).  One
+    pass: a definition in another's begin code (or in the :data:`MAX_BEGIN_CODE`
+    characters read of one never closed) is passed over."""
     if "environment" not in text:
         return []
-    found: list[tuple[int, str, tuple[tuple[str, bool, int], ...]]] = []
+    found: list[tuple[int, str, tuple[EnvironmentChange, ...]]] = []
     last = 0  # the end of the begin code read last
     for m in _NEW_ENV.finditer(text):
         if m.start() < last or in_comment(text, m.start()):
@@ -206,11 +206,13 @@ def environment_silencings(text: str) -> list[tuple[int, str, tuple[tuple[str, b
         if closes < 0:
             continue
         end = closes - 1  # its "}"
-        changes = []
+        changes: list[EnvironmentChange] = []
         for d in _REDEFINES.finditer(text, m.end(), end):
             redefinition = redefined(text, d.start())
             if redefinition is not None:
-                changes.append((*redefinition, d.start()))
+                alias = _LET.match(text, d.start())
+                copied = alias.group(2) if alias is not None else ""
+                changes.append((*redefinition, is_global(text, d.start()), copied))
         found.append((m.start(), m.group(1), tuple(changes)))
     return found
 
@@ -309,15 +311,23 @@ class Silencing:
                 (self._lasting.add if silences else self._lasting.discard)(name)
 
     def define(
-        self, offset: int, name: str, silences: bool, citing: bool, source: int | None = None
+        self,
+        offset: int,
+        name: str,
+        silences: bool,
+        citing: bool,
+        written: tuple[bool, str] | None = None,
     ) -> None:
         """A redefinition of ``name`` at ``offset`` that makes it write nothing
         (``silences``) or defines it anew; ``citing``: ``name`` is a citation command;
-        ``source``: where its text stands, if not there (an environment's begin code)."""
+        ``written``: whether it is global and the command a ``\\let`` copies into it
+        (or ""), when its text stands elsewhere (an environment's begin code)."""
         now = self.names(offset)
-        source = offset if source is None else source
-        alias = _LET.match(self._text, source)
-        if alias is not None and alias.group(2) in now:
+        if written is None:
+            alias = _LET.match(self._text, offset)
+            written = is_global(self._text, offset), alias.group(2) if alias is not None else ""
+        everywhere, copied = written
+        if copied and copied in now:
             silences = citing = True  # \let copies the silenced meaning
         if not (citing or name in now) or (silences and not citing):
             return
@@ -326,7 +336,6 @@ class Silencing:
         if self._scopes is None:
             self._scopes = SilencedScopes(self._text, set(), self._passed, self._verbatim)
             self._seen = len(self._includes.read())  # read with nothing silenced
-        everywhere = is_global(self._text, source)
         top = self._scopes.top_level(offset)
         if self._scopes.define(offset, name, silences, everywhere) and (top or everywhere):
             (self._lasting.add if silences else self._lasting.discard)(name)

@@ -942,7 +942,8 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
     and never set), the fixed-key macros used anywhere, and how the packages read braces in
     citation keys (biblatex before cite), the verbatim-like environments any of them
     defines, the labels of the resources they declare and the plain-text macros they
-    define one way only, and whether one loads jurabib."""
+    define one way only, the environments whose begin code redefines a command (the last
+    definition of each), and whether one loads jurabib."""
     values: dict[str, set[bool]] = {}
     for doc, _ in documents:
         for name, value in doc.flags:
@@ -971,6 +972,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         for name, body in doc.text_macros:
             bodies.setdefault(name, set()).add(body)
     text_macros = tuple((name, next(iter(b))) for name, b in bodies.items() if len(b) == 1)
+    environments = {name: codes for doc, _ in documents for name, codes in doc.environment_codes}
     return LatexContext(
         macros,
         flags,
@@ -985,6 +987,7 @@ def project_context(documents: list[tuple[ParsedDocument, str]]) -> LatexContext
         newcites=newcites,
         text_macros=text_macros,
         jurabib=any(doc.jurabib for doc, _ in documents),
+        environment_codes=tuple(environments.items()),
     )
 
 
@@ -1007,6 +1010,8 @@ def context_applies(text: str, doc: ParsedDocument, context: LatexContext) -> bo
         return True  # it uses an environment another file defines
     if any(c in text for c in context.short_verbs - doc.short_verbs):
         return True  # a character another file makes short verbatim
+    if any("{" + name + "}" in text for name, _ in context.environment_codes):
+        return True  # it uses an environment whose begin code redefines a command
     if context.plain_cite and _CITE_OPTION.search(text):
         return True  # LaTeX's own \\cite may read a second option's "[" or a star as its key
     if (context.bibunits or context.key_braces == "biblatex") and _NOCITE_STAR.search(text):
