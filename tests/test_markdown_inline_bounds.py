@@ -30,11 +30,11 @@ P = Path("doc.md")
 )
 def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -> None:
     """Half a megabyte of attribute sets that never close: each one's reading may go over
-    the next ones, up to a budget.  The bound is generous: the reading takes under a
-    second."""
+    the next ones, up to a budget.  The bound only catches a reading gone quadratic: it
+    takes a second or two of CPU on the test machine."""
     t0 = time.process_time()
     doc = parse_markdown(P, text + "\n\n[@k]\n")
-    assert time.process_time() - t0 < 5
+    assert time.process_time() - t0 < 20
     assert [c.key for c in doc.citations][-1:] == ["k"]
 
 
@@ -69,13 +69,14 @@ def test_attribute_sets_that_never_close_are_read_in_bounded_passes(text: str) -
 )
 def test_raw_tex_arguments_that_never_close_are_read_in_bounded_passes(text: str) -> None:
     """Half a megabyte of raw TeX commands whose arguments never close: each one's
-    reading may go over the next ones, up to a budget.  The bound is generous: the
-    reading takes about a second.  An optional argument left open takes the ``]`` of
-    ``[@k]`` after the blank line as its own, so pandoc (2.17, 3.6, 3.9, with ten
-    pieces and with seven thousand) cites nothing there."""
+    reading may go over the next ones, up to a budget.  The bound only catches a reading
+    gone quadratic (minutes): the slowest of these takes about four seconds of CPU on the
+    test machine (``bench/raw_tex_bench.py`` prints the figures).  An optional argument
+    left open takes the ``]`` of ``[@k]`` after the blank line as its own, so pandoc
+    (2.17, 3.6, 3.9, with ten pieces and with seven thousand) cites nothing there."""
     t0 = time.process_time()
     doc = parse_markdown(P, text + "\n\n[@k]\n")
-    assert time.process_time() - t0 < 5
+    assert time.process_time() - t0 < 20
     cited = [] if text.endswith("[") else ["k"]
     assert [c.key for c in doc.citations][-1:] == cited
 

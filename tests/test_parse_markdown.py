@@ -667,11 +667,12 @@ def test_nested_brackets_are_read_in_one_pass(
 ) -> None:
     """Half a megabyte of nested brackets: each "]" adds what its bracket holds to the
     bracket around it, where it read again every key and semicolon since its "["
-    (``[@a;`` nested: 2.2 s for 32 kB; minutes to half an hour for these).  The bound is
-    generous: the reading takes about a second."""
+    (``[@a;`` nested: 2.2 s for 32 kB; minutes to half an hour for these).  The bound only
+    catches that: the reading takes a few seconds of CPU on the test machine
+    (``bench/markdown_brackets_bench.py`` prints the figures)."""
     t0 = time.process_time()
     doc = parse_markdown(P, text, dialect)
-    assert time.process_time() - t0 < 5
+    assert time.process_time() - t0 < 20
     assert Counter((c.key, c.command) for c in doc.citations) == {**cites, ("k", "normal"): 1}
 
 
