@@ -18,13 +18,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
+
 _CONDITIONAL = re.compile(r"\\(?:ifthenelse|ifbool|notbool|iftoggle|nottoggle)(?![A-Za-z@])\s*")
 #: the longest argument read (characters)
 MAX_ARGUMENT = 2000
-
-
-#: what pairs braces: comments and escaped characters (``\\{`` opens no group) hold none
-_BRACE = re.compile(r"%[^\n]*|\\[\s\S]|[{}]")
 
 
 def brace_pairs(text: str, longest: int | None = None) -> dict[int, int]:
@@ -34,7 +32,7 @@ def brace_pairs(text: str, longest: int | None = None) -> dict[int, int]:
     (braces included)."""
     pairs: dict[int, int] = {}
     opened: list[int] = []
-    for m in _BRACE.finditer(text):
+    for m in BRACE_TOKENS.finditer(text):
         c = m.group()
         if c == "{":
             opened.append(m.start())

@@ -23,12 +23,13 @@ from citewarden.model import (
 from citewarden.parsing.latex_commands import _BIBRESOURCE, _INCLUDE, VERBATIM_ENVIRONMENTS
 from citewarden.parsing.latex_options import PARAGRAPH_BREAK, close_delimited
 from citewarden.parsing.latex_static import in_comment, line_end, verbatim_environments
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
 
 #: Spaces, single newlines and comments between a command and its arguments (a blank line
 #: ends the argument list, as ``\par`` does in TeX).
 _SKIP = re.compile(r"(?:[ \t]+|%[^\n]*|\r?\n(?![ \t]*\r?\n))*")
 _PAR = PARAGRAPH_BREAK
-_BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
+_BRACE_TOKENS = re.compile(BRACE_TOKENS.pattern + "|" + _PAR)
 _RAW_BRACE_TOKENS = re.compile(r"\\[\s\S]|[{}]|" + _PAR)
 _ARG_COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 _BEGIN_NAME = re.compile(r"[ \t]*\{([^{}\n]{0,100})\}")
@@ -85,7 +86,7 @@ def _close_brace(
 
 #: Deepest nesting of braces in a key list (``\\cite{{a}b}`` is 2).
 _MAX_KEY_NESTING = 3
-_KEY_TOKENS = re.compile(r"\\[A-Za-z@]|\\[\s\S]|%[^\n]*|[{}]|" + _PAR)
+_KEY_TOKENS = re.compile(r"\\[A-Za-z@]|" + BRACE_TOKENS.pattern + "|" + _PAR)
 
 
 def _close_keys(text: str, i: int) -> int:

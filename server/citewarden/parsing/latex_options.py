@@ -16,12 +16,14 @@ import re
 import threading
 from dataclasses import dataclass, field
 
+from citewarden.parsing.tex_tokens import ESCAPES_AND_COMMENTS
+
 #: a paragraph break: no argument goes past it
 PARAGRAPH_BREAK = r"\n[ \t]*\r?\n"
 _TOKENS = {
-    "[": re.compile(r"\\[\s\S]|%[^\n]*|[{}\[\]]|" + PARAGRAPH_BREAK),
-    "(": re.compile(r"\\[\s\S]|%[^\n]*|[{}()]|" + PARAGRAPH_BREAK),
-    "<": re.compile(r"\\[\s\S]|%[^\n]*|[{}<>]|" + PARAGRAPH_BREAK),
+    "[": re.compile(ESCAPES_AND_COMMENTS + r"|[{}\[\]]|" + PARAGRAPH_BREAK),
+    "(": re.compile(ESCAPES_AND_COMMENTS + r"|[{}()]|" + PARAGRAPH_BREAK),
+    "<": re.compile(ESCAPES_AND_COMMENTS + r"|[{}<>]|" + PARAGRAPH_BREAK),
 }
 _CLOSER = {"[": "]", "(": ")", "<": ">"}
 #: Longest optional argument read, in characters.

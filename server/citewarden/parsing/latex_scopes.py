@@ -29,6 +29,7 @@ from citewarden.parsing.latex_static import (
     in_comment,
     redefined,
 )
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
 
 #: groups nested deeper than this are counted, their definitions not undone
 MAX_DEPTH = 256
@@ -37,7 +38,7 @@ _TOKENS = re.compile(
     r"\\(begingroup|endgroup|bgroup|egroup)(?![A-Za-z@])"
     r"|\\(begin|end)[ \t]*\{[ \t]*([^{}\s]{1,100})[ \t]*\}"
     r"|\\(if[A-Za-z@]*|fi)(?![A-Za-z@])"
-    r"|\\[\s\S]|%[^\n]*|[{}]"
+    r"|" + BRACE_TOKENS.pattern
 )
 _OPENS = {"begingroup": "semi", "bgroup": "brace"}
 #: a hook's argument, which LaTeX runs at the body's start (at once in the body): what it

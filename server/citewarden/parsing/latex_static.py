@@ -22,6 +22,7 @@ from functools import lru_cache
 
 from citewarden.model import CitationMacro, LatexContext, ParsedDocument
 from citewarden.parsing.tex_closings import closings
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
 
 # \newcommand{\name}[n][default]{body}, \def\name#1{body}, \NewDocumentCommand{\name}{spec}{body},
 # \let\name\target (the "=" of \let\a = \b and the spaces after it are one optional group, so
@@ -59,7 +60,6 @@ _COMMAND_WITH_ARGUMENT = re.compile(
 )
 _PARAMETER = re.compile(r"\s*#(\d)\s*")
 _XPARSE_ARG = re.compile(r"\s*(\+?)(s|o|O\{[^{}]*\}|m)")
-_BRACE_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
 #: Longest definition body examined, in characters.
 _MAX_BODY = 5000
 #: closing braces a group's closing is counted over before the text's reading answers
@@ -91,7 +91,7 @@ def _close_brace(text: str, i: int, limit: int) -> int:
 def _close_brace_tokens(text: str, i: int, limit: int) -> int:
     """:func:`_close_brace` token by token (escaped braces, comments)."""
     depth = 0
-    for m in _BRACE_TOKENS.finditer(text, i, min(len(text), i + limit)):
+    for m in BRACE_TOKENS.finditer(text, i, min(len(text), i + limit)):
         c = m.group()
         if c == "{":
             depth += 1
@@ -566,7 +566,7 @@ _UNLESS = re.compile(r"\\unless\s*\Z")
 _DEFINED_HERE = re.compile(r"\\(?:newif|let|[gex]?def|(?:re)?newcommand\*?\s*\{?)\s*\Z")
 #: :data:`NOT_CONDITIONALS` that are TeX conditionals all the same, closed by ``\\fi``
 _CLOSED_BY_FI = frozenset({"ifpdf", "ifxetex", "ifluatex", "ifdefined"})
-_TOP_LEVEL_TOKENS = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])|\\[\s\S]|%[^\n]*|[{}]")
+_TOP_LEVEL_TOKENS = re.compile(r"\\(if[A-Za-z@]*|fi)(?![A-Za-z@])|" + BRACE_TOKENS.pattern)
 
 
 def conditional_opens(text: str, name: str, start: int) -> bool:

@@ -39,6 +39,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
 )
 from citewarden.parsing.tex_brackets import TexBrackets
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
 from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
@@ -730,7 +731,7 @@ _TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
 #: the white space before a character argument: blank lines and comments too
 _TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
-_TEX_GROUP = re.compile(r"[{}]|\\[\s\S]|%[^\n]*+")
+_TEX_GROUP = BRACE_TOKENS
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
 #: a line of white space alone (pandoc's LaTeX reader ends a paragraph there)
 _BLANK_LINE = re.compile(r"\n[ \t\r]*+\n")

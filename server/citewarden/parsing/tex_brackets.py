@@ -19,8 +19,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 
+from citewarden.parsing.tex_tokens import ESCAPES_AND_COMMENTS
+
 #: what matters to either kind of argument: braces, a closing bracket, an escape, a comment
-_TOKENS = re.compile(r"[{}\]]|\\[\s\S]|%[^\n]*+")
+_TOKENS = re.compile(ESCAPES_AND_COMMENTS + r"|[{}\]]")
 
 
 class TexBrackets:

@@ -21,8 +21,8 @@ import re
 import threading
 from bisect import bisect_left
 
-#: what pairs braces: comments and escaped characters hold none
-_TOKENS = re.compile(r"\\[\s\S]|%[^\n]*|[{}]")
+from citewarden.parsing.tex_tokens import BRACE_TOKENS
+
 #: answers kept before those of openings behind the last question are dropped
 _KEPT = 4096
 
@@ -89,7 +89,7 @@ class Closings:
             if m is None:
                 if self._done:
                     return
-                m = _TOKENS.search(text, self._pos)
+                m = BRACE_TOKENS.search(text, self._pos)
                 if m is None:
                     self._done = True
                     return
