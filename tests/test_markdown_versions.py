@@ -146,6 +146,30 @@ ALIKE = [
     "x \\emph{a\n\n@b} and \\textbf{c\n  \n@d}, \\foo{e\n\n@f} and \\footnote{g\n\n@h}\n",
     "\\section*{A\n\n@a}\n\n\\cite{k\n\n@b}\n\nx \\emph{\\textbf{a\n\nb} @c}\n\n"
     "x \\emph\n{a % c\n\n@d}\n\nx \\emph{a @e} \\cite{k @f}\n",
+    # pandoc's citation commands read one list of keys (letters, digits, a few punctuation
+    # characters, white space) after at most two options: anything else in it or a third
+    # option makes the command text, as \\citetext always is, and a second group is none
+    # of its arguments
+    "x \\cite{@a \\x} y, \\citep{@b~c} y, \\cite{{@c}} y, \\nocite{@d;\\{} y\n\n"
+    "x \\cite[p][q][r]{@e} y, \\cite{x}{@f} y, \\citetext{@g} y, \\cite{@h, i_2.j:k} y\n",
+    # the commands of several key lists read them on, each after at most two options and
+    # all after at most two notes, up to the first that is none; the first must be one
+    "x \\cites{@a}[p]\n{@b} y, \\cites{@c}{@d \\x} y, \\cites{@e \\x}{@f} y\n\n"
+    "x \\cites(a)(b){@g}[p][q]{@h} y, \\cites(a)(b)(c){@i} y, \\cites{@j}(c){@k} y\n",
+    # a key list of white space and comments only (no key) makes the command text too;
+    # an empty one does not
+    "x \\cite{ % c @a\n } y, \\cites{x}{%c @b\n} y, \\cite{} y\n",
+    # a "{" that never closes right after the braced arguments of a command pandoc reads
+    # as many of as come makes it text, not after those of one with a number of them
+    "x \\foo{x}{@a}{ y\n\nx \\href{@b}{ y\n\nx \\footnote{@c}{ y\n\nx \\foo{@d} { y\n",
+    # in a command's option, a "{" that never closes is a character, and the option ends
+    # at its "]" (pandoc passes \\foo [{ @a] on as raw TeX)
+    "x \\foo [{ @a] y and \\foo [@b {] y\n\nx \\foo [c{ [@d] y, \\cite[{ @e]{x} y\n",
+    # a command is the argument of one that takes a character (\\emph, \\b ...) where it
+    # comes first after white space and comments, which are then raw TeX too; but not
+    # \\section, \\caption, \\date ..., nor one whose braces do not close
+    "x \\emph % c @a\n\\textbf{x} y, \\b % c @b\n\\b y\n\nx \\emph \\foo{@c} @d, \\emph \\foo @e\n\n"
+    "x \\emph % c @f\n\\section{x} y\n\nx \\b % c @g\n\\caption{x} y\n\nx \\emph % c @h\n\\foo{ y\n",
     # in a block quote, a list item and a footnote too
     "> x \\emph{a\n>\n> @k}\n\n- x \\textbf{a\n\n  @m}\n\n[^1]: x \\emph{a\n\n    @n}\n\nz[^1]\n",
     # a raw HTML block's tag (an HTML or DocBook block element's, any case) or a comment:

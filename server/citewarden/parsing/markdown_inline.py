@@ -23,7 +23,13 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
     TEX_CHARACTER_OPTION_COMMANDS,
+    TEX_CITATION_COMMANDS,
+    TEX_CITATION_KEY_CHARACTERS,
     TEX_DIMENSION_COMMANDS_3,
+    TEX_FIXED_GROUPS_COMMANDS,
+    TEX_FIXED_GROUPS_COMMANDS_3,
+    TEX_FIXED_GROUPS_COMMANDS_3_9,
+    TEX_MULTI_CITATION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
     TEX_NO_ARGUMENT_COMMANDS_3_9,
@@ -32,9 +38,12 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_BLANK_LINE_COMMANDS_3_9,
     TEX_NO_CHARACTER_AFTER_OPTIONS,
     TEX_NO_OPTION_COMMANDS,
+    TEX_NOT_ARGUMENT_COMMANDS,
+    TEX_NOT_ARGUMENT_COMMANDS_3,
     TEX_ONE_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
+    TEX_TEXT_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
 )
@@ -733,12 +742,23 @@ _TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
 _TEX_GROUP = BRACE_TOKENS
 _TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
+#: what a ``(..)`` note of a citation command holds of note: braces, its closing, escapes
+_TEX_NOTE = re.compile(r"[{)]|\\[\s\S]|%[^\n]*+")
+#: white space and comments, no key (pandoc fails on such a key list)
+_TEX_NO_KEYS = re.compile(r"(?:[ \t\r\n]++|%[^\n]*+)++")
+#: a citation command's key list: keys and white space, comments between them
+_TEX_CITATION_KEYS = re.compile(
+    r"(?:[\w \t\r\n" + re.escape(TEX_CITATION_KEY_CHARACTERS) + r"]++|%[^\n]*+)*+"
+)
 #: a line of white space alone (pandoc's LaTeX reader ends a paragraph there)
 _BLANK_LINE = re.compile(r"\n[ \t\r]*+\n")
 #: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
 _VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
 #: Longest raw TeX environment, argument or ``\verb`` read, in characters.
 _MAX_RAW_TEX = 20_000
+#: Commands read as arguments of commands read as arguments, at most (``\\emph \\emph
+#: \\emph x``): deeper ones are read as the outer command's end
+_MAX_NESTED_COMMANDS = 32
 #: Characters raw TeX may be read over, beyond twice the text's length (see
 #: :class:`_RawTex`).
 _RAW_TEX_BUDGET = 1_000_000
@@ -757,6 +777,7 @@ class _RawTex:
     without arguments (``\\verb``, read from each, is charged to the same budget)."""
 
     __slots__ = (
+        "_argument_ends",
         "_brackets",
         "_budget",
         "_character_commands",
@@ -764,11 +785,15 @@ class _RawTex:
         "_cut",
         "_dimension_commands",
         "_expand_words",
+        "_fixed_groups_commands",
         "_group_from",
+        "_nested",
         "_no_argument_commands",
         "_no_blank_line_commands",
+        "_not_argument_commands",
         "_one_option_commands",
         "_text",
+        "_unclosed_after_arguments",
         "_unclosed_after_options",
         "_unclosed_raw_commands",
     )
@@ -805,6 +830,18 @@ class _RawTex:
             TEX_ONE_OPTION_COMMANDS if at_letters else TEX_ONE_OPTION_COMMANDS_3
         )
         self._dimension_commands = frozenset() if at_letters else TEX_DIMENSION_COMMANDS_3
+        #: and takes fewer commands as another's argument
+        self._not_argument_commands = (
+            TEX_NOT_ARGUMENT_COMMANDS if at_letters else TEX_NOT_ARGUMENT_COMMANDS_3
+        )
+        #: and knows more commands' number of braced arguments
+        self._fixed_groups_commands = (
+            TEX_FIXED_GROUPS_COMMANDS
+            if at_letters
+            else TEX_FIXED_GROUPS_COMMANDS_3_9
+            if expand_words
+            else TEX_FIXED_GROUPS_COMMANDS_3
+        )
         #: whose braced arguments may hold no blank line
         self._no_blank_line_commands = (
             TEX_NO_BLANK_LINE_COMMANDS
@@ -822,8 +859,18 @@ class _RawTex:
         )
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
-        #: the command read last has options followed by a brace that never closes
+        #: the command read last has options, or braced arguments it reads as many as
+        #: come, followed by a brace that never closes: pandoc's reading of it fails
         self._unclosed_after_options = False
+        #: a brace that never closes comes where the command read last reads its braced
+        #: arguments (``\\foo{ y``)
+        self._unclosed_after_arguments = False
+        #: commands being read as another's argument (``\\emph \\foo{x}``)
+        self._nested = 0
+        #: (offset, cut) of a command read as another's argument -> where it ends, and
+        #: whether a brace that never closes follows it where it reads arguments, so that a
+        #: chain of them asked command by command is read once
+        self._argument_ends: dict[tuple[int, int], tuple[int, bool]] = {}
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -831,6 +878,9 @@ class _RawTex:
         end), where pandoc reads the text that follows apart."""
         text = self._text
         self._cut = cut if cut >= 0 else len(text)
+        known = self._argument_ends.get((i, self._cut))
+        if known is not None:
+            return known[0]
         m = self._command.match(text, i)
         if m is None:
             return i + 1
@@ -840,6 +890,13 @@ class _RawTex:
             return self._expandafter(m.end(1), pos)
         self._group_from = -1
         self._unclosed_after_options = False
+        self._unclosed_after_arguments = False
+        if name in TEX_TEXT_COMMANDS:
+            return i + 1  # "\\citetext{@a}" cites a
+        if name in TEX_CITATION_COMMANDS or name in TEX_MULTI_CITATION_COMMANDS:
+            cited = self._citation_end(name, pos)
+            if cited is not None:  # "\\cite{@a \\x}" cites a: pandoc's reading fails
+                return i + 1 if cited < 0 else cited
         stop = self._arguments(name, pos)
         if self._unclosed_after_options:
             return i + 1  # pandoc's reading of its arguments fails: "\\cite[@a]{ y" cites a
@@ -897,6 +954,11 @@ class _RawTex:
             k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
+            # "\\emph % c\n\\foo{x}": a command, with its arguments, is the argument
+            if k < self._cut and text[k] == "\\" and self._nested < _MAX_NESTED_COMMANDS:
+                inner = self._command_argument_end(k)
+                if inner > k + 1:
+                    return inner
             # "\\emph\n{@b}": one braced group (as far as the budget goes)
             if self._budget >= 0 and k < self._cut and text[k] == "{":
                 close = self._closed(_TEX_GROUP, k)
@@ -925,7 +987,105 @@ class _RawTex:
             if after > start and name not in self._unclosed_raw_commands:
                 self._unclosed_after_options = self._opens_unclosed(self._dimension_end(after))
             pos = after
-        return self._braced_end(self._dimension_end(pos))
+        pos = self._dimension_end(pos)
+        stop = self._braced_end(pos)
+        self._unclosed_after_arguments = self._opens_unclosed(stop)
+        if (
+            self._unclosed_after_arguments
+            and stop > pos
+            and name not in self._fixed_groups_commands
+        ):
+            self._unclosed_after_options = True  # "\\foo{@a}{ y" cites a
+        return stop
+
+    def _command_argument_end(self, k: int) -> int:
+        """The offset after the command at ``k`` read as another command's argument (k + 1
+        where it is no command, one pandoc takes as none (:data:`TEX_NOT_ARGUMENT_COMMANDS`),
+        or one pandoc reads as text or whose braces do not close)."""
+        m = self._command.match(self._text, k)
+        if m is None or m.group(1) in self._not_argument_commands:
+            return k + 1
+        cut = self._cut
+        known = self._argument_ends.get((k, cut))
+        if known is None:
+            self._nested += 1
+            try:
+                known = self.end(k, cut), self._unclosed_after_arguments
+            finally:
+                self._nested -= 1
+            self._argument_ends[k, cut] = known
+        stop, unclosed = known
+        self._cut = cut
+        self._group_from = -1
+        self._unclosed_after_options = False
+        self._unclosed_after_arguments = False
+        return k + 1 if unclosed else stop
+
+    def _citation_end(self, name: str, pos: int) -> int | None:
+        """After a citation command's name (and the white space after it) at ``pos``: the
+        offset after its arguments, -1 where pandoc's reading of them fails (the command is
+        text), None where no closed key list follows its options (read as any other
+        command's; see :data:`TEX_CITATION_COMMANDS`)."""
+        multi = name in TEX_MULTI_CITATION_COMMANDS
+        if multi:
+            for _ in range(3):
+                note = self._note_end(pos)
+                if note < 0:
+                    break
+                pos = note
+            else:
+                return -1  # a third note: "\\cites(a)(b)(c){@k}" cites k
+        stop = self._key_list_end(pos)
+        if stop is None or stop < 0 or not multi:
+            return stop
+        while True:
+            more = self._key_list_end(stop)
+            if more is None or more < 0:
+                return stop
+            stop = more
+
+    def _note_end(self, pos: int) -> int:
+        """The offset after a ``(..)`` note at ``pos`` (white space before it passed over;
+        braces balanced in it), or -1."""
+        text = self._text
+        k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if text[k : k + 1] != "(" or self._budget < 0:
+            return -1
+        limit = min(self._cut, k + _MAX_RAW_TEX)
+        at = k + 1
+        while (m := _TEX_NOTE.search(text, at, limit)) is not None:
+            at = m.end()
+            if m.group() == ")":
+                self._budget -= at - k
+                return at
+            if m.group() == "{":
+                at = self._closed(_TEX_GROUP, m.start())
+                if at < 0:
+                    break
+        self._budget -= limit - k
+        return -1
+
+    def _key_list_end(self, pos: int) -> int | None:
+        """At most two options and a key list from ``pos`` (white space before them
+        passed over): the offset after the list, -1 where it holds what no key list does
+        (a blank line too, or white space and comments and no key: ``\\cite{ }``; ``{}``
+        is a list) or a third option comes, None where no closed ``{..}`` comes after the
+        options."""
+        text = self._text
+        k = self._options_end(pos, 2)
+        if self._options_end(k, 1) > k:
+            return -1  # a third option
+        if k == pos:
+            k = _TEX_SPACE.match(text, pos).end()  # type: ignore[union-attr]
+        if text[k : k + 1] != "{" or self._budget < 0:
+            return None
+        close = self._closed(_TEX_GROUP, k)
+        if close < 0:
+            return None
+        keys = _TEX_CITATION_KEYS.fullmatch(text, k + 1, close - 1)
+        if keys is None or _BLANK_LINE.search(text, k + 1, close - 1):
+            return -1
+        return -1 if _TEX_NO_KEYS.fullmatch(text, k + 1, close - 1) else close
 
     def _opens_unclosed(self, pos: int) -> bool:
         """Whether a ``{`` that does not close (within the budget) opens at ``pos``."""
@@ -1020,10 +1180,9 @@ class _RawTex:
             c = text[m.start()]
             pos = m.end()
             if c == "{":
-                if tokens is _TEX_OPTION:
-                    pos = self._closed(_TEX_GROUP, m.start())
-                    if pos < 0:
-                        return -1
+                if tokens is _TEX_OPTION:  # a "{" that never closes is a character in it
+                    inner = self._closed(_TEX_GROUP, m.start())
+                    pos = inner if inner >= 0 else m.end()
                     continue
                 depth += 1
             elif c == "}" or c == "]":

@@ -140,6 +140,81 @@ TEX_BRACED_OPTION_COMMANDS = frozenset(
         "textcite", "textcites", "textcolor", "thanks", "title",
     }
 )  # fmt: skip
+#: pandoc's citation commands (``\\cite*`` reads as ``\\cite``): at most two ``[..]``
+#: options, then one ``{..}`` of keys, white space (a line break, comments) between them.
+#: Keys are made of letters, digits and :data:`TEX_CITATION_KEY_CHARACTERS`, apart by white
+#: space and comments: a key list with anything else (``\\cite{a~b}``, ``\\cite{a\\x}``,
+#: ``\\cite{{a}}``), or a third option, makes the command text, so ``\\cite{@a \\x}`` and
+#: ``\\cite[p][q][r]{@a}`` cite ``a``.  A second group is none of its arguments
+#: (``\\cite{x}{@a}`` cites ``a``).  Pandoc 2.17, 3.6.1 and 3.9 all read these so.
+TEX_CITATION_COMMANDS = frozenset(
+    {
+        "Autocite", "Cite", "Citeyear", "Citeyearpar", "Footcite", "Footcitetext",
+        "Parencite", "Smartcite", "Supercite", "Textcite", "autocite", "cite", "citealp",
+        "citealt", "citeauthor", "citep", "citet", "citeyear", "citeyearpar", "footcite",
+        "footcitetext", "nocite", "parencite", "smartcite", "supercite", "textcite",
+    }
+)  # fmt: skip
+#: and those that take several key lists (``\\cites[a]{x}[b]{y}``), each with at most
+#: two options, after at most two ``(..)`` notes for them all: the first list must be
+#: keys (or the command is text), the others end at the first that is not
+#: (``\\cites{x}{@a \\x}`` cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+TEX_MULTI_CITATION_COMMANDS = frozenset(
+    {
+        "Autocites", "Cites", "Footcites", "Footcitetexts", "Parencites", "Supercites",
+        "Textcites", "autocites", "cites", "footcites", "footcitetexts", "parencites",
+        "supercites", "textcites",
+    }
+)  # fmt: skip
+#: what a citation command's key list may hold besides letters, digits and white space
+TEX_CITATION_KEY_CHARACTERS = ".:;?!`'()/*@_+=-&[],"
+#: Commands whose braced arguments pandoc reads up to their number: for any other, it
+#: reads as many as come, and a ``{`` that never closes right after them makes the command
+#: text (``\\foo{x}{@a}{ y`` and ``\\href{x}{ y @a`` cite ``a``, ``\\footnote{x}{ y @a``
+#: nothing); 2.17, 3.6.1 and 3.9 checked.
+TEX_FIXED_GROUPS_COMMANDS = frozenset(
+    {
+        "Ac", "Verb", "ac", "acp", "acs", "addbibresource", "ang", "author", "bf",
+        "bfseries", "bibliography", "bibstring", "chapter", "em", "endinput", "ensuremath",
+        "fancybreak", "footnote", "framesubtitle", "frametitle", "gls", "include",
+        "includegraphics", "input", "it", "itshape", "lstinline", "lstinputlisting",
+        "newtoggle", "nolinkurl", "num", "numlist", "paragraph", "part", "plainbreak", "rm",
+        "scshape", "section", "setdefaultlanguage", "setmainlanguage", "si", "signature",
+        "sl", "slshape", "subparagraph", "subsection", "subsubsection", "thanks",
+        "theoremstyle", "title", "togglefalse", "toggletrue", "tt", "unit", "url", "vadjust",
+        "write",
+    }
+)  # fmt: skip
+#: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (``\\xspace``)
+TEX_FIXED_GROUPS_COMMANDS_3 = TEX_FIXED_GROUPS_COMMANDS | {"includesvg"}
+TEX_FIXED_GROUPS_COMMANDS_3_9 = TEX_FIXED_GROUPS_COMMANDS_3 | {"xspace"}
+#: Commands pandoc does not take as the argument of a command that takes one character
+#: (``\\emph % c``, then ``\\section{x}`` on the next line: the comment is text, so an
+#: ``@a`` in it cites ``a``), as it takes any other (``\\textbf{x}``, ``\\foo{x}``);
+#: 2.17, 3.6.1 and 3.9 checked.
+TEX_NOT_ARGUMENT_COMMANDS = frozenset(
+    {
+        "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn",
+        "SIrange", "Verb", "addbibresource", "address", "and", "author", "begin",
+        "bibliography", "caption", "centerline", "chapter", "citetext", "closing", "date",
+        "dedication", "def", "documentclass", "edef", "end", "endinput", "epigraph",
+        "extratitle", "fancybreak", "framesubtitle", "frametitle", "frontispiece", "gdef",
+        "global", "graphicspath", "hrule", "hyperref", "hypertarget", "ifdim", "ifstrequal",
+        "iftoggle", "include", "inputminted", "item", "let", "lowertitleback",
+        "lstinputlisting", "newcommand", "newenvironment", "newif", "newtheorem", "numrange",
+        "opening", "par", "paragraph", "parbox", "part", "plainbreak", "plainfancybreak",
+        "providecommand", "provideenvironment", "publishers", "qtyrange", "raggedright",
+        "renewcommand", "renewenvironment", "rule", "section", "setdefaultlanguage",
+        "setmainlanguage", "signature", "strut", "subject", "subparagraph", "subsection",
+        "subsubsection", "subtitle", "theoremstyle", "title", "titleformat", "titlehead",
+        "uppertitleback", "verb", "write", "xdef",
+    }
+)  # fmt: skip
+#: and those pandoc 3 does not take either (3.6.1 and 3.9 checked)
+TEX_NOT_ARGUMENT_COMMANDS_3 = TEX_NOT_ARGUMENT_COMMANDS | {"hskip", "mskip", "vskip"}
+#: Commands pandoc always reads as text, arguments and all (``\\citetext{@a}`` cites
+#: ``a``); 2.17, 3.6.1 and 3.9 checked.
+TEX_TEXT_COMMANDS = frozenset({"citetext"})
 #: Commands that take no bracket after their name as an optional argument: ``\\href[@a]{b}``
 #: and ``\\includegraphics [see @a]{f}`` cite ``a``; pandoc 2.17, 3.6.1 and 3.9 all read
 #: these so.

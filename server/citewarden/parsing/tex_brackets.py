@@ -32,6 +32,7 @@ class TexBrackets:
     the ``cut`` a question names) does not close."""
 
     __slots__ = (
+        "_bracket_tops",
         "_brackets",
         "_close",
         "_done",
@@ -57,6 +58,8 @@ class TexBrackets:
         self._close: dict[int, int] = {}
         self._opens: list[int] = []  #: the opening braces, in order
         self._brackets: list[int] = []  #: the closing brackets, in order
+        #: the innermost opening brace still open at each closing bracket (-1: none)
+        self._bracket_tops: list[int] = []
         self._stack: list[int] = []  #: the opening braces still open
         #: escapes and comments (tokens of more than one character): starts and ends
         self._long_starts: list[int] = []
@@ -80,8 +83,11 @@ class TexBrackets:
 
     def option(self, i: int, cut: int) -> int | None:
         """``text[i]`` is ``[``: the offset after the ``]`` that closes it, outside braces
-        (-1: none within the span or before ``cut``); None when this reading took
-        ``text[i]`` as part of an escape or a comment."""
+        (-1: none within the span or before ``cut``; a ``{`` that does not close there is
+        no brace, as pandoc reads it); None when this reading took ``text[i]`` as part of
+        an escape or a comment.  The first ``]`` after it whose innermost open ``{`` (opened
+        after ``text[i]``) never closes closes it; a ``]`` in a group that closes is passed
+        over with the group."""
         if not self._begin(i):
             return None
         self._read_to(i + 1)
@@ -90,20 +96,18 @@ class TexBrackets:
             return None
         limit = min(cut, i + self._span)
         self._read_to(limit)
-        pos = i + 1
-        while pos < limit:
-            b = bisect_left(self._brackets, pos)
-            o = bisect_left(self._opens, pos)
-            bracket = self._brackets[b] if b < len(self._brackets) else limit
-            brace = self._opens[o] if o < len(self._opens) else limit
-            if bracket < min(brace, limit):
-                return bracket + 1
-            if brace >= limit:
-                break
-            inner = self.group(brace, cut)  # an opening of this reading: answered
-            if inner is None or inner < 0:
+        brackets, tops = self._brackets, self._bracket_tops
+        b = bisect_right(brackets, i)
+        while b < len(brackets) and brackets[b] < limit:
+            top = tops[b]
+            if top <= i:
+                return brackets[b] + 1
+            inner = self.group(top, cut)  # an opening of this reading: answered
+            if inner is None or inner > limit:
                 return -1
-            pos = inner
+            if inner < 0:  # the innermost "{" around it never closes: none around it does
+                return brackets[b] + 1
+            b = bisect_left(brackets, inner)
         return -1
 
     def _begin(self, i: int) -> bool:
@@ -140,6 +144,7 @@ class TexBrackets:
                     self._close[self._stack.pop()] = m.end()
             elif c == "]":
                 self._brackets.append(start)
+                self._bracket_tops.append(self._stack[-1] if self._stack else -1)
             else:
                 self._long_starts.append(start)
                 self._long_ends.append(m.end())
