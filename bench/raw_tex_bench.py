@@ -28,6 +28,8 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "unclosed \\a{ , then \\emph{x}": lambda n: "\\a{ " * n + "\\emph{x} " * (n // 10),
     "nested closed \\emph{": lambda n: ("\\emph{" * 50 + "a" + "}" * 50 + " ") * (n // 50),
     "options, groups, comments": lambda n: "\\textbf[{a} \\y{b [c] \\z{ % }\n" * (n // 4),
+    "options holding unclosed {": lambda n: "\\a[{ " * n + "x] " * (n // 10),
+    "\\emph % c, a chain by lines": lambda n: "\\emph % c\n" * n,
 }
 
 
