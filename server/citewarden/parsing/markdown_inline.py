@@ -792,9 +792,9 @@ class _RawTex:
         "_no_blank_line_commands",
         "_not_argument_commands",
         "_one_option_commands",
+        "_reading_fails",
         "_text",
         "_unclosed_after_arguments",
-        "_unclosed_after_options",
         "_unclosed_raw_commands",
     )
 
@@ -859,9 +859,10 @@ class _RawTex:
         )
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
-        #: the command read last has options, or braced arguments it reads as many as
-        #: come, followed by a brace that never closes: pandoc's reading of it fails
-        self._unclosed_after_options = False
+        #: pandoc's reading of the command read last fails, so that it is text: its
+        #: options, or the braced arguments it reads as many of as come, are followed by a
+        #: brace that never closes
+        self._reading_fails = False
         #: a brace that never closes comes where the command read last reads its braced
         #: arguments (``\\foo{ y``)
         self._unclosed_after_arguments = False
@@ -889,7 +890,7 @@ class _RawTex:
         if name == "expandafter":
             return self._expandafter(m.end(1), pos)
         self._group_from = -1
-        self._unclosed_after_options = False
+        self._reading_fails = False
         self._unclosed_after_arguments = False
         if name in TEX_TEXT_COMMANDS:
             return i + 1  # "\\citetext{@a}" cites a
@@ -898,7 +899,7 @@ class _RawTex:
             if cited is not None:  # "\\cite{@a \\x}" cites a: pandoc's reading fails
                 return i + 1 if cited < 0 else cited
         stop = self._arguments(name, pos)
-        if self._unclosed_after_options:
+        if self._reading_fails:
             return i + 1  # pandoc's reading of its arguments fails: "\\cite[@a]{ y" cites a
         if (
             name in self._no_blank_line_commands
@@ -985,7 +986,7 @@ class _RawTex:
         if name not in TEX_NO_OPTION_COMMANDS:  # "\\href[@a]{b}": its bracket is text
             after = self._options_end(pos)
             if after > start and name not in self._unclosed_raw_commands:
-                self._unclosed_after_options = self._opens_unclosed(self._dimension_end(after))
+                self._reading_fails = self._opens_unclosed(self._dimension_end(after))
             pos = after
         pos = self._dimension_end(pos)
         stop = self._braced_end(pos)
@@ -995,7 +996,7 @@ class _RawTex:
             and stop > pos
             and name not in self._fixed_groups_commands
         ):
-            self._unclosed_after_options = True  # "\\foo{@a}{ y" cites a
+            self._reading_fails = True  # "\\foo{@a}{ y" cites a
         return stop
 
     def _command_argument_end(self, k: int) -> int:
@@ -1017,7 +1018,7 @@ class _RawTex:
         stop, unclosed = known
         self._cut = cut
         self._group_from = -1
-        self._unclosed_after_options = False
+        self._reading_fails = False
         self._unclosed_after_arguments = False
         return k + 1 if unclosed else stop
 
