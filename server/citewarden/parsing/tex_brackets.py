@@ -1,12 +1,12 @@
 """Where the brace groups and optional arguments of raw TeX close, read once.
 
 Pandoc reads a command's ``{..}`` argument up to its balanced closing brace, and its
-``[..]`` argument up to the first ``]`` outside braces, passing over escapes (``\\{``) and
-``%`` comments.  Asked from each command of a text, a reading from the argument's opening
-reads the same characters again for every argument nested in an unclosed one (a text of
-``\\def\\x{`` repeated is read once per brace).  :class:`TexBrackets` reads the text once,
-left to right and only as far as it is asked, and answers from a table: a text takes
-one pass however its arguments nest.
+``[..]`` argument up to the first ``]`` outside braces (a ``{`` that never closes is no
+brace there), passing over escapes (``\\{``) and ``%`` comments.  Asked from each command
+of a text, a reading from the argument's opening reads the same characters again for
+every argument nested in an unclosed one (a text of ``\\def\\x{`` repeated is read once
+per brace).  :class:`TexBrackets` reads the text once, left to right and only as far as
+it is asked, and answers from a table: a text takes one pass however its arguments nest.
 
 Its reading starts at the first opening asked about.  A later opening that this reading
 took as part of an escape or a comment (``50% {x}`` in prose before it) is not in the
@@ -39,7 +39,6 @@ class TexBrackets:
         "_long_ends",
         "_long_starts",
         "_next",
-        "_opens",
         "_pos",
         "_span",
         "_stack",
@@ -56,7 +55,6 @@ class TexBrackets:
         self._done = False
         #: each opening brace read -> the offset after its closing one (-1: none yet)
         self._close: dict[int, int] = {}
-        self._opens: list[int] = []  #: the opening braces, in order
         self._brackets: list[int] = []  #: the closing brackets, in order
         #: the innermost opening brace still open at each closing bracket (-1: none)
         self._bracket_tops: list[int] = []
@@ -137,7 +135,6 @@ class TexBrackets:
             c = text[start]
             if c == "{":
                 self._close[start] = -1
-                self._opens.append(start)
                 self._stack.append(start)
             elif c == "}":
                 if self._stack:
