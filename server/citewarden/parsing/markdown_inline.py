@@ -48,7 +48,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
 )
 from citewarden.parsing.tex_brackets import TexBrackets
-from citewarden.parsing.tex_tokens import BRACE_TOKENS
+from citewarden.parsing.tex_tokens import BRACE_TOKENS, ESCAPES_AND_COMMENTS
 from citewarden.text import count_line_breaks
 
 _SIMPLE_KEY = r"[\w*](?:\w|[:.#$%&\-+?<>~/](?=\w)|[:/](?=/))*"
@@ -741,9 +741,9 @@ _TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
 _TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
 _TEX_GROUP = BRACE_TOKENS
-_TEX_OPTION = re.compile(r"[{\]]|\\[\s\S]|%[^\n]*+")
+_TEX_OPTION = re.compile(ESCAPES_AND_COMMENTS + r"|[{\]]")
 #: what a ``(..)`` note of a citation command holds of note: braces, its closing, escapes
-_TEX_NOTE = re.compile(r"[{)]|\\[\s\S]|%[^\n]*+")
+_TEX_NOTE = re.compile(ESCAPES_AND_COMMENTS + r"|[{)]")
 #: white space and comments, no key (pandoc fails on such a key list)
 _TEX_NO_KEYS = re.compile(r"(?:[ \t\r\n]++|%[^\n]*+)++")
 #: a citation command's key list: keys and white space, comments between them
