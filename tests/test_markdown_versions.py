@@ -20,7 +20,13 @@ import pytest
 import differential
 from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
-from citewarden.parsing.pandoc_tex import TEX_BRACED_OPTION_COMMANDS, TEX_NO_OPTION_COMMANDS
+from citewarden.parsing.pandoc_tex import (
+    TEX_BRACED_OPTION_COMMANDS,
+    TEX_GROUP_COUNTS,
+    TEX_GROUP_COUNTS_3_9,
+    TEX_LANGUAGE_COMMANDS,
+    TEX_NO_OPTION_COMMANDS,
+)
 from citewarden.project import Workspace
 from citewarden.settings import Settings
 from test_pandoc_versions import _pandoc
@@ -523,6 +529,25 @@ ALIKE = [
         for i, name in enumerate(sorted(TEX_BRACED_OPTION_COMMANDS | TEX_NO_OPTION_COMMANDS))
     )
     + "x \\section [@c1]\nnext, \\cite[@c2]\n\n{z} and \\cite [@c3]\n",
+    # \\footnote, \\href, \\SIrange ... take their number of braced arguments: a group after
+    # them is text (\\includesvg is pandoc 3's, \\minisec, \\xspace and \\newenvironment's
+    # like 3.9's: the others read every group), and a "{" that never closes there leaves
+    # them raw TeX
+    "".join(
+        f"x \\{name}{'{x}' * count}{{@a{i}}}\n\n"
+        for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS_3_9.items()))
+    )
+    + "".join(
+        f"x \\{name}{'{x}' * (count - 1)}{{@j{i}}}{{ y @k{i}\n\n"
+        for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS.items()))
+    )
+    + "x \\foo{x}{@b1}{ y @b2\n\nx \\href{@b3}{ y @b4\n\nx \\em{@b5}{ y @b6\n",
+    # polyglossia's \\textgerman, \\textfrench ... take one option, then one character or
+    # group
+    "".join(
+        f"x \\{name} x@a{i}, \\{name} [x] [@b{i}] and \\{name}{{x}}{{@c{i}}}\n\n"
+        for i, name in enumerate(sorted(TEX_LANGUAGE_COMMANDS))
+    ),
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

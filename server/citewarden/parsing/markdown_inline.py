@@ -26,9 +26,9 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CITATION_COMMANDS,
     TEX_CITATION_KEY_CHARACTERS,
     TEX_DIMENSION_COMMANDS_3,
-    TEX_FIXED_GROUPS_COMMANDS,
-    TEX_FIXED_GROUPS_COMMANDS_3,
-    TEX_FIXED_GROUPS_COMMANDS_3_9,
+    TEX_GROUP_COUNTS,
+    TEX_GROUP_COUNTS_3,
+    TEX_GROUP_COUNTS_3_9,
     TEX_MULTI_CITATION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
@@ -38,12 +38,15 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_BLANK_LINE_COMMANDS_3_9,
     TEX_NO_CHARACTER_AFTER_OPTIONS,
     TEX_NO_OPTION_COMMANDS,
+    TEX_NO_OPTION_COMMANDS_3,
+    TEX_NO_OPTION_COMMANDS_3_9,
     TEX_NOT_ARGUMENT_COMMANDS,
     TEX_NOT_ARGUMENT_COMMANDS_3,
     TEX_ONE_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
     TEX_TEXT_COMMANDS,
+    TEX_UNCLOSED_AFTER_GROUPS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
 )
@@ -785,11 +788,12 @@ class _RawTex:
         "_cut",
         "_dimension_commands",
         "_expand_words",
-        "_fixed_groups_commands",
+        "_group_counts",
         "_group_from",
         "_nested",
         "_no_argument_commands",
         "_no_blank_line_commands",
+        "_no_option_commands",
         "_not_argument_commands",
         "_one_option_commands",
         "_reading_fails",
@@ -834,13 +838,21 @@ class _RawTex:
         self._not_argument_commands = (
             TEX_NOT_ARGUMENT_COMMANDS if at_letters else TEX_NOT_ARGUMENT_COMMANDS_3
         )
-        #: and knows more commands' number of braced arguments
-        self._fixed_groups_commands = (
-            TEX_FIXED_GROUPS_COMMANDS
+        #: and takes no option after more commands
+        self._no_option_commands = (
+            TEX_NO_OPTION_COMMANDS
             if at_letters
-            else TEX_FIXED_GROUPS_COMMANDS_3_9
+            else TEX_NO_OPTION_COMMANDS_3_9
             if expand_words
-            else TEX_FIXED_GROUPS_COMMANDS_3
+            else TEX_NO_OPTION_COMMANDS_3
+        )
+        #: and knows more commands' number of braced arguments
+        self._group_counts = (
+            TEX_GROUP_COUNTS
+            if at_letters
+            else TEX_GROUP_COUNTS_3_9
+            if expand_words
+            else TEX_GROUP_COUNTS_3
         )
         #: whose braced arguments may hold no blank line
         self._no_blank_line_commands = (
@@ -983,21 +995,23 @@ class _RawTex:
             return self._verb_end(pos)
         if name in self._dimension_commands:  # "\\hskip [@a]" cites a
             return self._dimension_end(pos)
-        if name not in TEX_NO_OPTION_COMMANDS:  # "\\href[@a]{b}": its bracket is text
+        if name not in self._no_option_commands:  # "\\href[@a]{b}": its bracket is text
             after = self._options_end(pos)
             if after > start and name not in self._unclosed_raw_commands:
                 self._reading_fails = self._opens_unclosed(self._dimension_end(after))
             pos = after
         pos = self._dimension_end(pos)
-        stop = self._braced_end(pos)
+        count = self._group_counts.get(name, -1)
+        stop, read = self._braced_end(pos, count)
         self._unclosed_after_arguments = self._opens_unclosed(stop)
         if (
             self._unclosed_after_arguments
-            and stop > pos
-            and name not in self._fixed_groups_commands
+            and read > 0
+            and read != count
+            and name not in TEX_UNCLOSED_AFTER_GROUPS_COMMANDS
         ):
-            self._reading_fails = True  # "\\foo{@a}{ y" cites a
-        return stop
+            self._reading_fails = True  # "\\foo{@a}{ y", "\\href{x}{ y @a" cite a
+        return stop  # "\\href{x}{y}{@a}": "{@a}" is text
 
     def _command_argument_end(self, k: int) -> int:
         """The offset after the command at ``k`` read as another command's argument (k + 1
@@ -1106,17 +1120,20 @@ class _RawTex:
                 return d.end()
         return pos
 
-    def _braced_end(self, pos: int) -> int:
-        """The offset after the braced arguments from ``pos`` on."""
+    def _braced_end(self, pos: int, most: int = -1) -> tuple[int, int]:
+        """The offset after the braced arguments from ``pos`` on (``most`` of them at
+        most, -1: any number), and how many were read."""
         text = self._text
-        while self._budget >= 0 and text[pos : pos + 1] == "{":
+        read = 0
+        while read != most and self._budget >= 0 and text[pos : pos + 1] == "{":
             close = self._closed(_TEX_GROUP, pos)
             if close < 0:
                 break
             if self._group_from < 0:
                 self._group_from = pos
             pos = close
-        return pos
+            read += 1
+        return pos, read
 
     def _no_character(self, pos: int) -> bool:
         """Whether nothing pandoc takes as a command's character argument comes at or

@@ -6,6 +6,29 @@ The names were found by running pandoc 2.17, 3.6.1 and 3.9 on ``a \\name@b`` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
+
+#: The commands of polyglossia's languages pandoc knows (``\\textgerman``, ``\\textlatin``
+#: ...): one optional argument, then a character or a group (:data:`TEX_ONE_OPTION_COMMANDS`);
+#: 2.17, 3.6.1 and 3.9 know the same.
+TEX_LANGUAGE_COMMANDS = frozenset(
+    "text" + language
+    for language in (
+        "afrikaans", "albanian", "amharic", "arabic", "armenian", "assamese", "asturian",
+        "basque", "bengali", "breton", "bulgarian", "catalan", "coptic", "croatian",
+        "czech", "danish", "divehi", "dutch", "english", "esperanto", "estonian",
+        "ethiopic", "farsi", "finnish", "french", "friulan", "galician", "german", "greek",
+        "gujarati", "hebrew", "hindi", "icelandic", "indonesian", "interlingua", "irish",
+        "italian", "japanese", "kannada", "khmer", "korean", "kurmanji", "lao", "latin",
+        "latvian", "lithuanian", "lsorbian", "magyar", "malayalam", "marathi", "mongolian",
+        "nko", "norsk", "nynorsk", "occitan", "oriya", "piedmontese", "pinyin", "polish",
+        "portuguese", "punjabi", "romanian", "romansh", "russian", "samin", "sanskrit",
+        "scottish", "serbian", "serbianc", "slovak", "slovenian", "spanish", "swedish",
+        "syriac", "tamil", "telugu", "thai", "tibetan", "turkish", "turkmen", "ukrainian",
+        "urdu", "usorbian", "vietnamese", "welsh",
+    )
+)  # fmt: skip
 #: Commands pandoc reads with no argument (font sizes, characters, names, spacing: its
 #: ``isFontSizeCommand`` and the commands it reads as text), so ``\\small{see @a}`` cites
 #: ``a``; pandoc 2.17, 3.6.1 and 3.9 all read these so.
@@ -47,41 +70,45 @@ TEX_DIMENSION_COMMANDS_3 = frozenset({"hskip", "vskip"})
 #: reads ``@`` as a letter of the name, and cites nothing either way).
 TEX_AT_ARGUMENT_COMMANDS = frozenset(
     {
-        "Ac", "Autocite", "Autocites", "Cite", "Cites", "DeclareMathOperator",
+        "Ac", "Acf", "Acfp", "Acl", "Aclp", "Acp", "Acrfull", "Acrlong", "Acrshort", "Acs",
+        "Acsp", "Autocite", "Autocites", "Cite", "Cites", "DeclareMathOperator",
         "DeclareRobustCommand", "Footcite", "Footcites", "Footcitetext", "Footcitetexts",
-        "G", "H", "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase",
-        "MakeUppercase", "PackageError", "Parencite", "Parencites", "RN", "Rn", "SI",
-        "SIlist", "SIrange", "Smartcite", "Textcite", "Textcites", "U", "Verb", "ac",
-        "acp", "acs", "addbibresource", "address", "alert", "and", "ang", "author",
-        "autocap", "autocite", "autocites", "b", "begin", "bf", "bfseries", "bibliography",
-        "bibstring", "c", "caption", "centerline", "chapter", "cite", "citealp", "citealt",
-        "citeauthor", "citep", "cites", "citet", "citetext", "citeyear", "citeyearpar",
-        "closing", "colorbox", "d", "date", "dedication", "def", "documentclass", "edef",
-        "em", "emph", "end", "endinput", "enquote", "ensuremath", "epigraph",
-        "expandafter", "extratitle", "f", "fancybreak", "footcite", "footcites",
-        "footcitetext", "footcitetexts", "footnote", "foreignlanguage", "framesubtitle",
-        "frametitle", "frontispiece", "gdef", "global", "gls", "graphicspath", "h", "hl",
-        "href", "hskip", "hyperlink", "hyperref", "hypertarget", "ifdim", "ifstrequal",
-        "iftoggle", "includegraphics", "includesvg", "inputminted", "it", "itshape", "k",
-        "let", "lowercase", "lowertitleback", "lstinline", "lstinputlisting", "mkbibbold",
+        "G", "GLSdesc", "GLSdescplural", "Gls", "Glsdesc", "Glsdescplural", "Glspl", "H",
+        "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase", "MakeUppercase",
+        "PackageError", "Parencite", "Parencites", "RN", "Rn", "SI", "SIlist", "SIrange",
+        "Smartcite", "Textcite", "Textcites", "U", "Verb", "ac", "acf", "acfp", "acl",
+        "aclp", "acp", "acrfull", "acrlong", "acrshort", "acs", "acsp", "addbibresource",
+        "address", "alert", "and", "ang", "author", "autocap", "autocite", "autocites", "b",
+        "begin", "bf", "bfseries", "bibliography", "bibstring", "blockquote", "c",
+        "caption", "centerline", "chapter", "cite", "citealp", "citealt", "citeauthor",
+        "citep", "cites", "citet", "citetext", "citeyear", "citeyearpar", "closing",
+        "colorbox", "d", "date", "dedication", "def", "documentclass", "edef", "em", "emph",
+        "end", "endinput", "enquote", "ensuremath", "epigraph", "expandafter", "extratitle",
+        "f", "fancybreak", "footcite", "footcites", "footcitetext", "footcitetexts",
+        "footnote", "foreignblockquote", "foreignlanguage", "foreignquote", "framesubtitle",
+        "frametitle", "frontispiece", "gdef", "global", "gls", "glsdesc", "glsdescplural",
+        "glspl", "graphicspath", "h", "hl", "href", "hskip", "hyperlink", "hyperref",
+        "hypertarget", "hyphenquote", "ifdim", "ifstrequal", "iftoggle", "includegraphics",
+        "includesvg", "inputminted", "it", "itshape", "k", "let", "lowercase",
+        "lowertitleback", "lstinline", "lstinputlisting", "mintinline", "mkbibbold",
         "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens", "mkbibquote", "mskip",
         "newcommand", "newenvironment", "newif", "newtheorem", "newtie", "newtoggle",
         "nhttfamily", "nocite", "nohyphens", "nolinkurl", "num", "numlist", "numrange",
-        "opening", "paragraph", "parbox", "parencite", "parencites", "part", "plainbreak",
-        "plainfancybreak", "providecommand", "provideenvironment", "publishers", "qty",
-        "qtylist", "qtyrange", "r", "renewcommand", "renewenvironment", "rm", "rule",
-        "scshape", "section", "setdefaultlanguage", "setmainlanguage", "si", "signature",
-        "sl", "slshape", "smartcite", "sout", "st", "subject", "subparagraph",
+        "opening", "paragraph", "parbox", "parencite", "parencites", "part", "passthrough",
+        "plainbreak", "plainfancybreak", "providecommand", "provideenvironment",
+        "publishers", "qty", "qtylist", "qtyrange", "r", "renewcommand", "renewenvironment",
+        "rm", "rule", "scshape", "section", "setdefaultlanguage", "setmainlanguage", "si",
+        "signature", "sl", "slshape", "smartcite", "sout", "st", "subject", "subparagraph",
         "subsection", "subsubsection", "subtitle", "supercite", "supercites", "t",
         "texorpdfstring", "textbf", "textcircled", "textcite", "textcites", "textcolor",
-        "textit", "textlatin", "textmd", "textnhtt", "textnormal", "textogonekcentered",
-        "textrm", "textsc", "textsf", "textsl", "textsubscript", "textsuperscript",
-        "texttt", "textup", "thanks", "theoremstyle", "title", "titleformat", "titlehead",
+        "textit", "textmd", "textnhtt", "textnormal", "textogonekcentered", "textrm",
+        "textsc", "textsf", "textsl", "textsubscript", "textsuperscript", "texttt",
+        "textup", "thanks", "theoremstyle", "title", "titleformat", "titlehead",
         "togglefalse", "toggletrue", "tt", "u", "ul", "uline", "underline", "unit",
         "uppercase", "uppertitleback", "url", "v", "vadjust", "verb", "vskip", "write",
         "xdef", "xspace",
     }
-)  # fmt: skip
+) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 
 #: Commands that take the character after their name (and the white space after it, blank
 #: lines and comments too) as their argument when no brace or bracket opens there: ``\\emph x@b``
@@ -92,16 +119,16 @@ TEX_CHARACTER_ARGUMENT_COMMANDS = frozenset(
     {
         "G", "H", "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase",
         "MakeUppercase", "U", "address", "alert", "autocap", "b", "c", "caption",
-        "centerline", "closing", "d", "date", "dedication", "emph", "enquote",
-        "extratitle", "f", "frontispiece", "h", "k", "lowercase", "lowertitleback",
-        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
-        "mkbibquote", "newtie", "nhttfamily", "nohyphens", "opening", "publishers", "r",
-        "sout", "subject", "subtitle", "t", "textbf", "textcircled", "textit", "textlatin",
-        "textmd", "textnhtt", "textnormal", "textogonekcentered", "textrm", "textsc",
-        "textsf", "textsl", "textsubscript", "textsuperscript", "texttt", "textup",
-        "titlehead", "u", "ul", "uline", "underline", "uppercase", "uppertitleback", "v",
+        "centerline", "closing", "d", "date", "dedication", "emph", "enquote", "extratitle",
+        "f", "frontispiece", "h", "k", "lowercase", "lowertitleback", "mkbibbold",
+        "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens", "mkbibquote", "newtie",
+        "nhttfamily", "nohyphens", "opening", "passthrough", "publishers", "r", "sout",
+        "subject", "subtitle", "t", "textbf", "textcircled", "textit", "textmd", "textnhtt",
+        "textnormal", "textogonekcentered", "textrm", "textsc", "textsf", "textsl",
+        "textsubscript", "textsuperscript", "texttt", "textup", "titlehead", "u", "ul",
+        "uline", "underline", "uppercase", "uppertitleback", "v",
     }
-)  # fmt: skip
+) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 TEX_CHARACTER_ARGUMENT_COMMANDS_3 = TEX_CHARACTER_ARGUMENT_COMMANDS | {"hl", "st"}
 #: Those of them that take optional arguments first, then the character after them
 #: (``\\caption[x]@a`` cites nothing); for the others a ``[`` is the character they take
@@ -111,13 +138,13 @@ TEX_CHARACTER_OPTION_COMMANDS = frozenset(
     {
         "address", "alert", "caption", "centerline", "closing", "date", "dedication",
         "enquote", "extratitle", "frontispiece", "lowertitleback", "opening", "publishers",
-        "subject", "subtitle", "textlatin", "titlehead", "uppertitleback",
+        "subject", "subtitle", "titlehead", "uppertitleback",
     }
-)  # fmt: skip
+) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 #: Those that take one optional argument only, then the character after it (a ``[`` too):
 #: ``\\textlatin [@a] [@c]`` cites ``c`` in the text; pandoc 2.17, 3.6.1 and 3.9 all read
 #: these so.
-TEX_ONE_OPTION_COMMANDS = frozenset({"textlatin"})
+TEX_ONE_OPTION_COMMANDS = TEX_LANGUAGE_COMMANDS
 #: and those pandoc 3 reads so (3.6.1 and 3.9 checked; pandoc 2.17 reads ``\\caption [@a]
 #: [@c]``'s brackets as its optional arguments, as the others')
 TEX_ONE_OPTION_COMMANDS_3 = TEX_ONE_OPTION_COMMANDS | {"caption"}
@@ -131,13 +158,13 @@ TEX_BRACED_OPTION_COMMANDS = frozenset(
         "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites", "Footcitetext",
         "Footcitetexts", "Parencite", "Parencites", "SI", "Smartcite", "Textcite",
         "Textcites", "addbibresource", "ang", "author", "autocite", "autocites",
-        "bibliography", "chapter", "cite", "citealp", "citealt", "citeauthor", "citep",
-        "cites", "citet", "citeyear", "citeyearpar", "colorbox", "footcite", "footcites",
-        "footcitetext", "footcitetexts", "footnote", "framesubtitle", "frametitle",
-        "nocite", "num", "numlist", "paragraph", "parencite", "parencites", "part", "qty",
-        "section", "setdefaultlanguage", "setmainlanguage", "signature", "smartcite",
-        "subparagraph", "subsection", "subsubsection", "supercite", "supercites",
-        "textcite", "textcites", "textcolor", "thanks", "title",
+        "bibliography", "blockquote", "chapter", "cite", "citealp", "citealt", "citeauthor",
+        "citep", "cites", "citet", "citeyear", "citeyearpar", "colorbox", "footcite",
+        "footcites", "footcitetext", "footcitetexts", "footnote", "framesubtitle",
+        "frametitle", "nocite", "num", "numlist", "paragraph", "parencite", "parencites",
+        "part", "qty", "section", "setdefaultlanguage", "setmainlanguage", "signature",
+        "smartcite", "subparagraph", "subsection", "subsubsection", "supercite",
+        "supercites", "textcite", "textcites", "textcolor", "thanks", "title",
     }
 )  # fmt: skip
 #: pandoc's citation commands (``\\cite*`` reads as ``\\cite``): at most two ``[..]``
@@ -168,26 +195,84 @@ TEX_MULTI_CITATION_COMMANDS = frozenset(
 )  # fmt: skip
 #: what a citation command's key list may hold besides letters, digits and white space
 TEX_CITATION_KEY_CHARACTERS = ".:;?!`'()/*@_+=-&[],"
-#: Commands whose braced arguments pandoc reads up to their number: for any other, it
-#: reads as many as come, and a ``{`` that never closes right after them makes the command
-#: text (``\\foo{x}{@a}{ y`` and ``\\href{x}{ y @a`` cite ``a``, ``\\footnote{x}{ y @a``
-#: nothing); 2.17, 3.6.1 and 3.9 checked.
-TEX_FIXED_GROUPS_COMMANDS = frozenset(
+#: The number of braced arguments of the commands pandoc reads with a fixed number of
+#: them: a group after those is text (``\\footnote{x}{@a}`` and ``\\href{x}{y}{@a}`` cite
+#: ``a``), and a ``{`` that never closes there leaves the command raw TeX
+#: (``\\footnote{@j}{ y @a`` and ``\\href{x}{@j}{ y @a`` cite ``a`` alone).  After any
+#: other command pandoc reads as many groups as come, and a ``{`` that never closes right
+#: after them makes the command text (``\\foo{@j}{ y @a`` cites ``j`` and ``a``), as it
+#: does after fewer groups than the number (``\\href{@j}{ y @a``).  Each command was run
+#: with none to five groups before a citation's in pandoc 2.17, 3.6.1 and 3.9, which read
+#: these alike; the tables below add what pandoc 3 and 3.9 add.
+TEX_GROUP_COUNTS: Mapping[str, int] = MappingProxyType(
     {
-        "Ac", "Verb", "ac", "acp", "acs", "addbibresource", "ang", "author", "bf",
-        "bfseries", "bibliography", "bibstring", "chapter", "em", "endinput", "ensuremath",
-        "fancybreak", "footnote", "framesubtitle", "frametitle", "gls", "include",
-        "includegraphics", "input", "it", "itshape", "lstinline", "lstinputlisting",
-        "newtoggle", "nolinkurl", "num", "numlist", "paragraph", "part", "plainbreak", "rm",
-        "scshape", "section", "setdefaultlanguage", "setmainlanguage", "si", "signature",
-        "sl", "slshape", "subparagraph", "subsection", "subsubsection", "thanks",
-        "theoremstyle", "title", "togglefalse", "toggletrue", "tt", "unit", "url", "vadjust",
-        "write",
+        # acronyms and glossaries
+        **dict.fromkeys(
+            (
+                "Ac", "Acf", "Acfp", "Acl", "Aclp", "Acp", "Acrfull", "Acrlong", "Acrshort",
+                "Acs", "Acsp", "GLSdesc", "GLSdescplural", "Gls", "Glsdesc", "Glsdescplural",
+                "Glspl", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong",
+                "acrshort", "acs", "acsp", "gls", "glsdesc", "glsdescplural", "glspl",
+            ),
+            1,
+        ),
+        # one group
+        **dict.fromkeys(
+            (
+                "addbibresource", "ang", "author", "bibliography", "bibstring", "blockquote",
+                "chapter", "ensuremath", "fancybreak", "footnote", "framesubtitle",
+                "frametitle", "include", "includegraphics", "input", "lstinline",
+                "lstinputlisting", "newtoggle", "nolinkurl", "num", "numlist", "paragraph",
+                "part", "plainbreak", "section", "setdefaultlanguage",
+                "setmainlanguage", "si", "signature", "subfile", "subparagraph", "subsection",
+                "subsubsection", "thanks", "theoremstyle", "title", "togglefalse",
+                "toggletrue", "unit", "url", "usepackage", "vadjust", "write",
+            ),
+            1,
+        ),
+        # two groups
+        **dict.fromkeys(
+            (
+                "SI", "SIlist", "colorbox", "epigraph", "foreignblockquote", "foreignlanguage",
+                "foreignquote", "href", "hyperlink", "hypertarget", "hyphenquote",
+                "inputminted", "mintinline", "newtheorem", "numrange", "parbox", "qty",
+                "qtylist", "rule", "texorpdfstring", "textcolor",
+            ),
+            2,
+        ),
+        # three, four and five
+        **dict.fromkeys(
+            (
+                "PackageError", "SIrange", "plainfancybreak", "qtyrange",
+            ),
+            3,
+        ),
+        "hyperref": 4,
+        "ifstrequal": 4,
+        "titleformat": 5,
     }
 )  # fmt: skip
-#: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (``\\xspace``)
-TEX_FIXED_GROUPS_COMMANDS_3 = TEX_FIXED_GROUPS_COMMANDS | {"includesvg"}
-TEX_FIXED_GROUPS_COMMANDS_3_9 = TEX_FIXED_GROUPS_COMMANDS_3 | {"xspace"}
+#: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (3.6.1 reads
+#: ``\\xspace`` with no argument; in a paragraph, 2.17 and
+#: 3.6.1 read every group after ``\\newenvironment`` and the like, three at a block's start)
+TEX_GROUP_COUNTS_3: Mapping[str, int] = MappingProxyType({**TEX_GROUP_COUNTS, "includesvg": 1})
+TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
+    {
+        **TEX_GROUP_COUNTS_3,
+        **dict.fromkeys(("newenvironment", "provideenvironment", "renewenvironment"), 3),
+        "xspace": 1,
+    }
+)
+#: Commands with no number of braced arguments after which a ``{`` that never closes
+#: leaves the command raw TeX all the same (``\\em{x}{ y @a`` cites ``a`` only): the old
+#: font switches, which read the text that follows, and ``\\Verb``, ``\\endinput``;
+#: 2.17, 3.6.1 and 3.9 checked.
+TEX_UNCLOSED_AFTER_GROUPS_COMMANDS = frozenset(
+    {
+        "Verb", "bf", "bfseries", "em", "endinput", "it", "itshape", "rm", "scshape", "sl",
+        "slshape", "tt",
+    }
+)  # fmt: skip
 #: Commands pandoc does not take as the argument of a command that takes one character
 #: (``\\emph % c``, then ``\\section{x}`` on the next line: the comment is text, so an
 #: ``@a`` in it cites ``a``), as it takes any other (``\\textbf{x}``, ``\\foo{x}``);
@@ -196,18 +281,20 @@ TEX_NOT_ARGUMENT_COMMANDS = frozenset(
     {
         "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn",
         "SIrange", "Verb", "addbibresource", "address", "and", "author", "begin",
-        "bibliography", "caption", "centerline", "chapter", "citetext", "closing", "date",
-        "dedication", "def", "documentclass", "edef", "end", "endinput", "epigraph",
-        "extratitle", "fancybreak", "framesubtitle", "frametitle", "frontispiece", "gdef",
-        "global", "graphicspath", "hrule", "hyperref", "hypertarget", "ifdim", "ifstrequal",
+        "bibliography", "blockquote", "caption", "centerline", "chapter", "citetext",
+        "closing", "date", "dedication", "def", "documentclass", "edef", "end", "endinput",
+        "epigraph", "extratitle", "fancybreak", "foreignblockquote", "foreignquote",
+        "framesubtitle", "frametitle", "frontispiece", "gdef", "global", "graphicspath",
+        "hrule", "hyperref", "hypertarget", "hyphenquote", "ifdim", "ifstrequal",
         "iftoggle", "include", "inputminted", "item", "let", "lowertitleback",
-        "lstinputlisting", "newcommand", "newenvironment", "newif", "newtheorem", "numrange",
-        "opening", "par", "paragraph", "parbox", "part", "plainbreak", "plainfancybreak",
-        "providecommand", "provideenvironment", "publishers", "qtyrange", "raggedright",
-        "renewcommand", "renewenvironment", "rule", "section", "setdefaultlanguage",
-        "setmainlanguage", "signature", "strut", "subject", "subparagraph", "subsection",
-        "subsubsection", "subtitle", "theoremstyle", "title", "titleformat", "titlehead",
-        "uppertitleback", "verb", "write", "xdef",
+        "lstinputlisting", "mintinline", "newcommand", "newenvironment", "newif",
+        "newtheorem", "numrange", "opening", "par", "paragraph", "parbox", "part",
+        "plainbreak", "plainfancybreak", "providecommand", "provideenvironment",
+        "publishers", "qtyrange", "raggedright", "renewcommand", "renewenvironment", "rule",
+        "section", "setdefaultlanguage", "setmainlanguage", "signature", "strut", "subfile",
+        "subject", "subparagraph", "subsection", "subsubsection", "subtitle",
+        "theoremstyle", "title", "titleformat", "titlehead", "uppertitleback", "usepackage",
+        "verb", "write", "xdef",
     }
 )  # fmt: skip
 #: and those pandoc 3 does not take either (3.6.1 and 3.9 checked)
@@ -220,18 +307,26 @@ TEX_TEXT_COMMANDS = frozenset({"citetext"})
 #: these so.
 TEX_NO_OPTION_COMMANDS = frozenset(
     {
-        "Ac", "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn",
-        "SIlist", "SIrange", "Verb", "ac", "acp", "acs", "and", "begin", "bibstring",
-        "citetext", "def", "edef", "end", "ensuremath", "epigraph", "fancybreak",
-        "foreignlanguage", "gdef", "global", "gls", "graphicspath", "href", "hyperlink",
-        "hypertarget", "ifdim", "iftoggle", "includegraphics", "inputminted", "let",
-        "lstinputlisting", "newcommand", "newenvironment", "newif", "newtheorem",
-        "newtoggle", "nolinkurl", "numrange", "parbox", "plainbreak", "plainfancybreak",
-        "providecommand", "provideenvironment", "qtylist", "qtyrange", "renewcommand",
-        "renewenvironment", "theoremstyle", "titleformat", "togglefalse", "toggletrue",
-        "url", "write", "xdef",
+        "Ac", "Acf", "Acfp", "Acl", "Aclp", "Acp", "Acrfull", "Acrlong", "Acrshort", "Acs",
+        "Acsp", "DeclareMathOperator", "DeclareRobustCommand", "GLSdesc", "GLSdescplural",
+        "Gls", "Glsdesc", "Glsdescplural", "Glspl", "PackageError", "RN", "Rn", "SIlist",
+        "SIrange", "Verb", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong",
+        "acrshort", "acs", "acsp", "and", "begin", "bibstring", "citetext", "def", "edef",
+        "end", "ensuremath", "epigraph", "fancybreak", "foreignblockquote",
+        "foreignlanguage", "foreignquote", "gdef", "global", "gls", "glsdesc",
+        "glsdescplural", "glspl", "graphicspath", "href", "hyperlink", "hypertarget",
+        "hyphenquote", "ifdim", "iftoggle", "includegraphics", "inputminted", "let",
+        "lstinputlisting", "mintinline", "newcommand", "newenvironment", "newif",
+        "newtheorem", "newtoggle", "nolinkurl", "numrange", "parbox", "plainbreak",
+        "plainfancybreak", "providecommand", "provideenvironment", "qtylist", "qtyrange",
+        "renewcommand", "renewenvironment", "theoremstyle", "titleformat", "togglefalse",
+        "toggletrue", "url", "write", "xdef",
     }
 )  # fmt: skip
+#: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (3.6.1 reads
+#: ``\\xspace`` with no argument)
+TEX_NO_OPTION_COMMANDS_3 = TEX_NO_OPTION_COMMANDS | {"includesvg"}
+TEX_NO_OPTION_COMMANDS_3_9 = TEX_NO_OPTION_COMMANDS_3 | {"xspace"}
 #: Commands pandoc still reads as raw TeX, with their optional arguments, when a ``{``
 #: that never closes follows those (``\\bf[@a]{ y`` cites nothing): for every other
 #: command whose options it reads, the failed argument makes the command text, so
@@ -260,28 +355,28 @@ TEX_NO_CHARACTER_AFTER_OPTIONS = frozenset("#}~$&^_")
 #: a blank line, ``@k}`` text).
 TEX_NO_BLANK_LINE_COMMANDS = frozenset(
     {
-        "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites",
-        "Footcitetext", "Footcitetexts", "G", "H", "MakeLowercase",
-        "MakeTextLowercase", "MakeTextUppercase", "MakeUppercase", "Parencite",
-        "Parencites", "Smartcite", "Textcite", "Textcites", "U", "address", "alert",
-        "autocap", "autocite", "autocites", "b", "bf", "bfseries", "c", "caption",
-        "centerline", "chapter", "cite", "citealp", "citealt", "citeauthor", "citep",
-        "cites", "citet", "citeyear", "citeyearpar", "closing", "d", "date",
-        "dedication", "em", "emph", "enquote", "extratitle", "f", "footcite",
-        "footcites", "footcitetext", "footcitetexts", "framesubtitle", "frametitle",
-        "frontispiece", "h", "it", "itshape", "k", "lowercase", "lowertitleback",
-        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
-        "mkbibquote", "newtie", "nhttfamily", "nocite", "nohyphens", "opening",
-        "paragraph", "parencite", "parencites", "part", "publishers", "r", "rm",
-        "scshape", "section", "sl", "slshape", "smartcite", "sout", "subject",
-        "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
+        "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites", "Footcitetext",
+        "Footcitetexts", "G", "H", "MakeLowercase", "MakeTextLowercase",
+        "MakeTextUppercase", "MakeUppercase", "Parencite", "Parencites", "Smartcite",
+        "Textcite", "Textcites", "U", "address", "alert", "autocap", "autocite",
+        "autocites", "b", "bf", "bfseries", "c", "caption", "centerline", "chapter", "cite",
+        "citealp", "citealt", "citeauthor", "citep", "cites", "citet", "citeyear",
+        "citeyearpar", "closing", "d", "date", "dedication", "em", "emph", "enquote",
+        "extratitle", "f", "footcite", "footcites", "footcitetext", "footcitetexts",
+        "foreignblockquote", "foreignquote", "framesubtitle", "frametitle", "frontispiece",
+        "h", "hyphenquote", "it", "itshape", "k", "lowercase", "lowertitleback",
+        "mintinline", "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic",
+        "mkbibparens", "mkbibquote", "newtie", "nhttfamily", "nocite", "nohyphens",
+        "opening", "paragraph", "parencite", "parencites", "part", "passthrough",
+        "publishers", "r", "rm", "scshape", "section", "sl", "slshape", "smartcite", "sout",
+        "subject", "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
         "supercites", "t", "textbf", "textcircled", "textcite", "textcites", "textit",
-        "textlatin", "textmd", "textnhtt", "textnormal", "textogonekcentered",
-        "textrm", "textsc", "textsf", "textsl", "textsubscript", "textsuperscript",
-        "texttt", "textup", "titlehead", "tt", "u", "ul", "uline", "underline",
-        "uppercase", "uppertitleback", "v",
+        "textmd", "textnhtt", "textnormal", "textogonekcentered", "textrm", "textsc",
+        "textsf", "textsl", "textsubscript", "textsuperscript", "texttt", "textup",
+        "titlehead", "tt", "u", "ul", "uline", "underline", "uppercase", "uppertitleback",
+        "v",
     }
-)  # fmt: skip
+) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 #: and those pandoc 3 reads so (3.6.1 and 3.9; 2.17 passes them on whole)
 TEX_NO_BLANK_LINE_COMMANDS_3 = TEX_NO_BLANK_LINE_COMMANDS | {"hl", "st"}
 #: and those pandoc 3.9 reads so (3.6.1 passes it on whole; 3.8 not run)
@@ -294,6 +389,10 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_CHARACTER_OPTION_COMMANDS",
     "TEX_DIMENSION_COMMANDS_3",
+    "TEX_GROUP_COUNTS",
+    "TEX_GROUP_COUNTS_3",
+    "TEX_GROUP_COUNTS_3_9",
+    "TEX_LANGUAGE_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
     "TEX_NO_ARGUMENT_COMMANDS_3_9",
@@ -302,9 +401,12 @@ __all__ = [
     "TEX_NO_BLANK_LINE_COMMANDS_3_9",
     "TEX_NO_CHARACTER_AFTER_OPTIONS",
     "TEX_NO_OPTION_COMMANDS",
+    "TEX_NO_OPTION_COMMANDS_3",
+    "TEX_NO_OPTION_COMMANDS_3_9",
     "TEX_ONE_OPTION_COMMANDS",
     "TEX_ONE_OPTION_COMMANDS_3",
     "TEX_OPTIONS_ONLY_COMMANDS",
+    "TEX_UNCLOSED_AFTER_GROUPS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
 ]
