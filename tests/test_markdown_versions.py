@@ -22,10 +22,14 @@ from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.parsing.pandoc_tex import (
     TEX_BRACED_OPTION_COMMANDS,
+    TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3_9,
     TEX_LANGUAGE_COMMANDS,
+    TEX_NO_ARGUMENT_COMMANDS,
+    TEX_NO_BLANK_LINE_COMMANDS,
     TEX_NO_OPTION_COMMANDS,
+    TEX_NOT_ARGUMENT_COMMANDS,
 )
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -119,6 +123,12 @@ CASES = [
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
+#: commands of :data:`TEX_NOT_ARGUMENT_COMMANDS` not tried after ``\\emph % c`` below: one
+#: ends the document, the others take more than ``{x}`` (``\\ifstrequal`` four groups)
+_NOT_ARGUMENT_UNTRIED = frozenset(
+    {"endinput", "ifstrequal", "newenvironment", "provideenvironment", "renewenvironment"}
+)
+
 ALIKE = [
     # an optional argument followed by a "{" that never closes (no "}" comes after it):
     # pandoc's reading of the command fails and it is text, its bracket a citation; a few
@@ -542,6 +552,25 @@ ALIKE = [
         for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS.items()))
     )
     + "x \\foo{x}{@b1}{ y @b2\n\nx \\href{@b3}{ y @b4\n\nx \\em{@b5}{ y @b6\n",
+    # the commands pandoc reads with no argument: a group after them is text
+    "".join(
+        f"x \\{name}{{@a{i}}} y\n\n" for i, name in enumerate(sorted(TEX_NO_ARGUMENT_COMMANDS))
+    ),
+    # those that take a character: the one after them (past white space) is theirs
+    "".join(
+        f"x \\{name} z@a{i} y\n\n" for i, name in enumerate(sorted(TEX_CHARACTER_ARGUMENT_COMMANDS))
+    ),
+    # those whose braces pandoc parses: a blank line in them makes them text
+    "".join(
+        f"x \\{name}{{a\n\n@a{i}}}\n\n" for i, name in enumerate(sorted(TEX_NO_BLANK_LINE_COMMANDS))
+    ),
+    # those a command that takes a character does not take, so that the comment between
+    # them is text (but \\endinput, which ends the document, and the definitions of
+    # environments, whose "{x}" is not what they take)
+    "".join(
+        f"x \\emph % @a{i}\n\\{name}{{x}}\n\n"
+        for i, name in enumerate(sorted(TEX_NOT_ARGUMENT_COMMANDS - _NOT_ARGUMENT_UNTRIED))
+    ),
     # polyglossia's \\textgerman, \\textfrench ... take one option, then one character or
     # group
     "".join(
