@@ -552,6 +552,10 @@ ALIKE = [
         for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS.items()))
     )
     + "x \\foo{x}{@b1}{ y @b2\n\nx \\href{@b3}{ y @b4\n\nx \\em{@b5}{ y @b6\n",
+    # the white space between a command's optional arguments holds one line break at
+    # most: after a blank line a bracket is a citation
+    "x \\foo [@g1]\n\n[@h1]\n\nx \\foo  [@g2] \n\n [@h2]\n\nx \\foo [@g3]\n[@g4]\n\n[@h3]\n\n"
+    "x \\cite[a]\n\n[b]{c} [@h4] and \\foo[a]%c\n[@g5]\n\n[@h5]\n",
     # the commands pandoc reads with no argument: a group after them is text
     "".join(
         f"x \\{name}{{@a{i}}} y\n\n" for i, name in enumerate(sorted(TEX_NO_ARGUMENT_COMMANDS))

@@ -1147,9 +1147,10 @@ class _RawTex:
         """The offset after the optional arguments from ``pos`` on, each in white space
         (``most`` of them at most, -1: any number)."""
         text = self._text
+        at = pos  # where the white space before the next option begins
         while self._budget >= 0 and most != 0:
             most -= 1
-            space = _TEX_SPACE.match(text, pos)
+            space = _TEX_SPACE.match(text, at)
             assert space is not None  # it matches the empty string
             close = (
                 self._closed(_TEX_OPTION, space.end())
@@ -1158,6 +1159,8 @@ class _RawTex:
             )
             if close < 0:
                 break
+            # the white space after it, read once: "\\foo [@a]", a blank line, "[@b]" cites b
+            at = close
             pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
         return pos
 
