@@ -4,7 +4,8 @@ Prints, per oracle, the share of generated cases (or .bib files) on which citewa
 exactly the keys the tool reads, and the disagreements by class.  The generators and the
 oracles are those of the differential tests (tests/differential.py).
 
-    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--raw-tex N] [--units N]
+    .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--raw-tex N]
+    [--raw-tex-commands N] [--units N]
         [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--comments N]
         [--reader N] [--errors N] [--bib N] [--max-bytes B]
 """
@@ -37,6 +38,12 @@ def main() -> None:
         type=int,
         default=300,
         help="Markdown documents of raw TeX pieces, with each pandoc installed",
+    )
+    parser.add_argument(
+        "--raw-tex-commands",
+        type=int,
+        default=300,
+        help="Markdown documents of commands of each kind and their arguments, with each pandoc",
     )
     parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
     parser.add_argument("--chapterbib", type=int, default=40, help="chapterbib projects")
@@ -86,6 +93,13 @@ def main() -> None:
         version = differential.pandoc_version_of(pandoc)
         tally = differential.run_markdown(seeds, pandoc=pandoc, make=differential.raw_tex_case)
         print(f"pandoc {version} -t json (raw TeX pieces):", tally.summary())
+    seeds = range(args.seed, args.seed + args.raw_tex_commands)
+    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
+        version = differential.pandoc_version_of(pandoc)
+        tally = differential.run_markdown(
+            seeds, pandoc=pandoc, make=differential.raw_tex_command_case
+        )
+        print(f"pandoc {version} -t json (raw TeX commands):", tally.summary())
     generated = [
         (
             args.units,

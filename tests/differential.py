@@ -445,6 +445,43 @@ _RAW_TEX_PIECES = (
 )  # fmt: skip
 
 
+#: commands of each way pandoc reads raw TeX (a character, a number of groups, options
+#: only, none, a citation, a key list, a language, a block) and unknown ones
+_RAW_TEX_COMMANDS = (
+    "emph", "textbf", "caption", "textgerman", "footnote", "section", "href", "textcolor",
+    "SIrange", "url", "gls", "cite", "citep", "cites", "nocite", "label", "mbox", "foo",
+    "small", "item", "par", "hskip", "newline", "xspace", "maketitle", "bf", "si",
+)  # fmt: skip
+#: what follows a command in them: its arguments, broken or whole, and what ends them
+_RAW_TEX_AFTER = (
+    "{x}", "{", "}", "[x]", "[", "]", " ", "\n", "\n\n", "% c\n", "*", "(x)", "x", "{@",
+    "1pt",
+)  # fmt: skip
+
+
+def raw_tex_command_case(seed: int) -> MarkdownCase:
+    """A Markdown document of the commands of :data:`_RAW_TEX_COMMANDS`, each followed by
+    pieces of arguments, and citations among them (keys named as in :func:`raw_tex_case`)."""
+    r = random.Random(seed)
+    keys = _Keys()
+    cited = (
+        lambda: f"@{keys('rtbare')}",
+        lambda: f" [@{keys('rtgroup')}]",
+        lambda: f"@{keys('rtsemi')};",
+    )
+    parts: list[str] = []
+    for _ in range(r.randint(2, 12)):
+        parts.append("\\" + r.choice(_RAW_TEX_COMMANDS))
+        for _ in range(r.randint(0, 5)):
+            piece = r.choice(_RAW_TEX_AFTER)
+            parts.append(piece + keys("rtbare") if piece == "{@" else piece)
+            if r.random() < 0.25:
+                parts.append(r.choice(cited)())
+        if r.random() < 0.3:
+            parts.append(r.choice((" text ", "\n\n", " ")))
+    return MarkdownCase(seed, "".join(parts) + "\n")
+
+
 def raw_tex_case(seed: int) -> MarkdownCase:
     """A Markdown document of raw TeX pieces and citations in random order (keys named by
     how they are written: ``rtbare``, ``rtgroup``, ``rtsemi``)."""

@@ -23,6 +23,7 @@ from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.parsing.pandoc_tex import (
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
+    TEX_DECLARATION_COMMANDS,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3_9,
     TEX_LANGUAGE_COMMANDS,
@@ -30,6 +31,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_BLANK_LINE_COMMANDS,
     TEX_NO_OPTION_COMMANDS,
     TEX_NOT_ARGUMENT_COMMANDS,
+    TEX_PARSED_COMMANDS,
 )
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -556,6 +558,25 @@ ALIKE = [
     # most: after a blank line a bracket is a citation
     "x \\foo [@g1]\n\n[@h1]\n\nx \\foo  [@g2] \n\n [@h2]\n\nx \\foo [@g3]\n[@g4]\n\n[@h3]\n\n"
     "x \\cite[a]\n\n[b]{c} [@h4] and \\foo[a]%c\n[@g5]\n\n[@h5]\n",
+    # the old font switches take the text after them as raw TeX, up to a blank line, a "}"
+    # closing a group around them, a "{" or "$" that never closes, a block command
+    "".join(
+        f"x \\{name} y @a{i} [@b{i}], \\cite{{c}} $m$ {{g}} \\def\\z{{w}}\nnext @c{i}\n\n"
+        f"x {{\\{name} y}} @d{i} and \\{name} y }} @e{i}\n\nx \\{name} y \\section{{s}} @f{i}\n\n"
+        f"x \\{name} y {{ @g{i}\n\nx \\{name} y $ @h{i}\n\nx \\{name}\\em y\n\n@j{i}\n\n"
+        for i, name in enumerate(sorted(TEX_DECLARATION_COMMANDS))
+    ),
+    # and \\endinput the rest of the document
+    "x @a1 \\endinput y @b1\n\n# H @b2\n\n- item @b3\n",
+    # an "@" right after a command's name is its argument, not after a space or a "*"
+    "x \\gls @a1, \\section @a2, \\footnote* @a3\n\nx \\footnote*@a4\n\nx \\url*@a5\n\n"
+    "x \\emph*@b1 and \\gls@b2\n",
+    # a dimension right after a command's name is its argument when pandoc passes the
+    # command on as raw TeX, not when it reads it with a parser of its own: "1pt@a" is text
+    "".join(
+        f"x \\{name}1pt@a{i} y\n\n"
+        for i, name in enumerate(sorted(TEX_PARSED_COMMANDS | {"foo", "label", "mbox"}))
+    ),
     # the commands pandoc reads with no argument: a group after them is text
     "".join(
         f"x \\{name}{{@a{i}}} y\n\n" for i, name in enumerate(sorted(TEX_NO_ARGUMENT_COMMANDS))

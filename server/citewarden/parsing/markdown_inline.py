@@ -25,6 +25,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CHARACTER_OPTION_COMMANDS,
     TEX_CITATION_COMMANDS,
     TEX_CITATION_KEY_CHARACTERS,
+    TEX_DECLARATION_COMMANDS,
+    TEX_DEFINITION_COMMANDS,
     TEX_DIMENSION_COMMANDS_3,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3,
@@ -45,6 +47,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_ONE_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
+    TEX_PARSED_COMMANDS,
+    TEX_PARSED_COMMANDS_3,
     TEX_TEXT_COMMANDS,
     TEX_UNCLOSED_AFTER_GROUPS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
@@ -757,6 +761,9 @@ _TEX_CITATION_KEYS = re.compile(
 _BLANK_LINE = re.compile(r"\n[ \t\r]*+\n")
 #: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
 _VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
+#: what ends or is passed over in the text a font switch takes
+#: (:meth:`_RawTex._declaration_end`)
+_DECLARATION_TOKENS = re.compile(r"[\\{}$]|%[^\n]*+")
 #: Longest raw TeX environment, argument or ``\verb`` read, in characters.
 _MAX_RAW_TEX = 20_000
 #: Commands read as arguments of commands read as arguments, at most (``\\emph \\emph
@@ -786,6 +793,7 @@ class _RawTex:
         "_character_commands",
         "_command",
         "_cut",
+        "_declaration_ends",
         "_dimension_commands",
         "_expand_words",
         "_group_counts",
@@ -796,6 +804,7 @@ class _RawTex:
         "_no_option_commands",
         "_not_argument_commands",
         "_one_option_commands",
+        "_parsed_commands",
         "_reading_fails",
         "_text",
         "_unclosed_after_arguments",
@@ -846,6 +855,8 @@ class _RawTex:
             if expand_words
             else TEX_NO_OPTION_COMMANDS_3
         )
+        #: and reads more commands with a parser of its own
+        self._parsed_commands = TEX_PARSED_COMMANDS if at_letters else TEX_PARSED_COMMANDS_3
         #: and knows more commands' number of braced arguments
         self._group_counts = (
             TEX_GROUP_COUNTS
@@ -880,6 +891,8 @@ class _RawTex:
         self._unclosed_after_arguments = False
         #: commands being read as another's argument (``\\emph \\foo{x}``)
         self._nested = 0
+        #: (offset, cut) after a font switch's name -> where the text it takes ends
+        self._declaration_ends: dict[tuple[int, int], int] = {}
         #: (offset, cut) of a command read as another's argument -> where it ends, and
         #: whether a brace that never closes follows it where it reads arguments, so that a
         #: chain of them asked command by command is read once
@@ -954,7 +967,15 @@ class _RawTex:
         space after it) ends at ``pos``."""
         text = self._text
         start = pos
-        if text[pos : pos + 1] == "@" and name in TEX_AT_ARGUMENT_COMMANDS:
+        if name in TEX_DECLARATION_COMMANDS:  # "\\bf x @a" cites nothing
+            return self._declaration_end(pos)
+        if name == "endinput":  # the rest of the text is raw TeX
+            return self._cut
+        if (
+            text[pos : pos + 1] == "@"
+            and text[pos - 1 : pos].isalpha()  # right after the name: "\\gls @a" cites a
+            and name in TEX_AT_ARGUMENT_COMMANDS
+        ):
             return pos + 1  # the "@" is its argument: "\\emph@a", "\\xspace@a" cite nothing
         if name in self._no_argument_commands:  # "\\small{@a}" cites a
             return pos
@@ -1000,7 +1021,8 @@ class _RawTex:
             if after > start and name not in self._unclosed_raw_commands:
                 self._reading_fails = self._opens_unclosed(self._dimension_end(after))
             pos = after
-        pos = self._dimension_end(pos)
+        if name not in self._parsed_commands:  # "\\foo1pt@a" cites a, "\\href1pt@a" not
+            pos = self._dimension_end(pos)
         count = self._group_counts.get(name, -1)
         stop, read = self._braced_end(pos, count)
         self._unclosed_after_arguments = self._opens_unclosed(stop)
@@ -1012,6 +1034,72 @@ class _RawTex:
         ):
             self._reading_fails = True  # "\\foo{@a}{ y", "\\href{x}{ y @a" cite a
         return stop  # "\\href{x}{y}{@a}": "{@a}" is text
+
+    def _declaration_end(self, pos: int) -> int:
+        """After a font switch (``\\bf``; its name and the white space after it end at
+        ``pos``): the offset where the text pandoc reads as its argument ends (see
+        :data:`TEX_DECLARATION_COMMANDS`).  The switches met on the way end there too, so
+        each part of the text is read once for them."""
+        cut = self._cut
+        known = self._declaration_ends.get((pos, cut))
+        if known is not None:
+            return known
+        text = self._text
+        blank = _BLANK_LINE.search(text, pos, cut)
+        stop = blank.start() if blank is not None else cut
+        inner = [pos]
+        at = pos
+        end = stop
+        while (m := _DECLARATION_TOKENS.search(text, at, stop)) is not None:
+            k = m.start()
+            c = text[k]
+            if c == "%":
+                at = m.end()
+                continue
+            if c == "}":
+                end = k
+                break
+            if c == "{":
+                close = self._closed(_TEX_GROUP, k) if self._budget >= 0 else -1
+                if close < 0 or close > stop:
+                    end = k
+                    break
+                at = close
+                continue
+            if c == "$":
+                math = _MATH_CLOSE.search(text, k + 1, stop)
+                if math is None:
+                    end = k
+                    break
+                at = math.end()
+                continue
+            command = self._command.match(text, k, stop)
+            if command is None:  # an escaped character
+                at = k + 2
+                continue
+            name = command.group(1)
+            if name in TEX_DECLARATION_COMMANDS:  # it ends where this one does
+                inner.append(command.end())
+                at = command.end()
+                continue
+            if name in TEX_DEFINITION_COMMANDS:  # what it defines is read on
+                at = command.end()
+                continue
+            if name == "endinput":
+                end = cut
+                break
+            if name in self._not_argument_commands:
+                end = k  # "\\bf x \\section{y} @a" cites a
+                break
+            after = self._command_argument_end(k)
+            if after == k + 1:  # its reading fails
+                end = k
+                break
+            at = after
+        self._cut = cut
+        for start in inner:
+            self._declaration_ends[start, cut] = end
+        return end
 
     def _command_argument_end(self, k: int) -> int:
         """The offset after the command at ``k`` read as another command's argument (k + 1

@@ -194,6 +194,18 @@ TEX_MULTI_CITATION_COMMANDS = frozenset(
         "supercites", "textcites",
     }
 )  # fmt: skip
+#: Commands pandoc 3 reads with a parser of its own rather than as raw TeX it passes on:
+#: no dimension right after their name is theirs (``\\href1pt@a`` and ``\\cite1pt@a``
+#: cite nothing, ``1pt@a`` being text, where ``\\foo1pt@a`` and ``\\label1pt@a`` cite
+#: ``a``); every command of the tables tried in 2.17, 3.6.1 and 3.9 (``\\mskip`` and
+#: ``\\expandafter``, read as :class:`~citewarden.parsing.markdown_inline._RawTex` says,
+#: take a dimension).
+TEX_PARSED_COMMANDS_3 = (
+    TEX_AT_ARGUMENT_COMMANDS | TEX_CITATION_COMMANDS | TEX_MULTI_CITATION_COMMANDS
+) - {"expandafter", "mskip"}
+#: and those pandoc 2.17 reads so (it knows neither ``\\includesvg`` nor ``\\hskip``,
+#: ``\\vskip``, ``\\hl`` and ``\\st``)
+TEX_PARSED_COMMANDS = TEX_PARSED_COMMANDS_3 - {"hl", "hskip", "includesvg", "st", "vskip"}
 #: what a citation command's key list may hold besides letters, digits and white space
 TEX_CITATION_KEY_CHARACTERS = ".:;?!`'()/*@_+=-&[],"
 #: The number of braced arguments of the commands pandoc reads with a fixed number of
@@ -265,13 +277,27 @@ TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
     }
 )
 #: Commands with no number of braced arguments after which a ``{`` that never closes
-#: leaves the command raw TeX all the same (``\\em{x}{ y @a`` cites ``a`` only): the old
-#: font switches, which read the text that follows, and ``\\Verb``, ``\\endinput``;
+#: leaves the command raw TeX all the same (``\\Verb{x}{ y @a`` cites ``a`` alone); the
+#: font switches and ``\\endinput`` take the text after them (see
+#: :data:`TEX_DECLARATION_COMMANDS`); 2.17, 3.6.1 and 3.9 checked.
+TEX_UNCLOSED_AFTER_GROUPS_COMMANDS = frozenset({"Verb"})
+#: The old font switches: pandoc reads the text after them as their argument, as far as
+#: its LaTeX reader reads it as inline text, so that all of it is raw TeX: ``\\bf x @a``
+#: cites nothing, up to a blank line, a ``}`` that closes a group around them, a ``{`` that
+#: never closes, a ``$`` that does, a command pandoc does not take as another's argument
+#: (:data:`TEX_NOT_ARGUMENT_COMMANDS`, but the definitions of
+#: :data:`TEX_DEFINITION_COMMANDS`) or one whose reading fails (``\\bf x \\section{y}
+#: @a`` cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+TEX_DECLARATION_COMMANDS = frozenset(
+    {"bf", "bfseries", "em", "it", "itshape", "rm", "scshape", "sl", "slshape", "tt"}
+)
+#: The definitions such a reading goes on over (``\\bf x \\def\\y{z} @a`` cites nothing);
 #: 2.17, 3.6.1 and 3.9 checked.
-TEX_UNCLOSED_AFTER_GROUPS_COMMANDS = frozenset(
+TEX_DEFINITION_COMMANDS = frozenset(
     {
-        "Verb", "bf", "bfseries", "em", "endinput", "it", "itshape", "rm", "scshape", "sl",
-        "slshape", "tt",
+        "DeclareMathOperator", "DeclareRobustCommand", "def", "documentclass", "edef",
+        "gdef", "global", "let", "newcommand", "newenvironment", "newif", "newtheorem",
+        "providecommand", "provideenvironment", "renewcommand", "renewenvironment", "xdef",
     }
 )  # fmt: skip
 #: Commands pandoc does not take as the argument of a command that takes one character
@@ -393,6 +419,8 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_CHARACTER_OPTION_COMMANDS",
+    "TEX_DECLARATION_COMMANDS",
+    "TEX_DEFINITION_COMMANDS",
     "TEX_DIMENSION_COMMANDS_3",
     "TEX_GROUP_COUNTS",
     "TEX_GROUP_COUNTS_3",
@@ -411,6 +439,8 @@ __all__ = [
     "TEX_ONE_OPTION_COMMANDS",
     "TEX_ONE_OPTION_COMMANDS_3",
     "TEX_OPTIONS_ONLY_COMMANDS",
+    "TEX_PARSED_COMMANDS",
+    "TEX_PARSED_COMMANDS_3",
     "TEX_UNCLOSED_AFTER_GROUPS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
