@@ -788,6 +788,7 @@ class _RawTex:
 
     __slots__ = (
         "_argument_ends",
+        "_blank_lines",
         "_brackets",
         "_budget",
         "_character_commands",
@@ -893,6 +894,8 @@ class _RawTex:
         self._nested = 0
         #: (offset, cut) after a font switch's name -> where the text it takes ends
         self._declaration_ends: dict[tuple[int, int], int] = {}
+        #: the blank lines, where that text ends at the latest
+        self._blank_lines = _Next(text, _BLANK_LINE)
         #: (offset, cut) of a command read as another's argument -> where it ends, and
         #: whether a brace that never closes follows it where it reads arguments, so that a
         #: chain of them asked command by command is read once
@@ -1045,8 +1048,8 @@ class _RawTex:
         if known is not None:
             return known
         text = self._text
-        blank = _BLANK_LINE.search(text, pos, cut)
-        stop = blank.start() if blank is not None else cut
+        blank = self._blank_lines.start(pos)
+        stop = blank if 0 <= blank < cut else cut
         inner = [pos]
         at = pos
         end = stop
