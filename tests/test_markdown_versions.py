@@ -566,6 +566,10 @@ ALIKE = [
         f"x \\{name} y {{ @g{i}\n\nx \\{name} y $ @h{i}\n\nx \\{name}\\em y\n\n@j{i}\n\n"
         for i, name in enumerate(sorted(TEX_DECLARATION_COMMANDS))
     ),
+    # a command that takes a group first and has none ends it (its reading fails there)
+    "x \\bf y \\footnote z @a1\n\nx \\bf\\gls @a2;\n\nx \\bf\\footnote [@a3]\n\n"
+    "x \\bf y \\rule{1pt}{2pt} @a4\n\nx \\bf y \\gls{z} @b1\n\nx \\bf y \\href{u}{t} @b2\n\n"
+    "x \\bf y \\texorpdfstring z w @b3\n\nx \\bf y \\hskip 1pt @b4\n",
     # and \\endinput the rest of the document
     "x @a1 \\endinput y @b1\n\n# H @b2\n\n- item @b3\n",
     # an "@" right after a command's name is its argument, not after a space or a "*"

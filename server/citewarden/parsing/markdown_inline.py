@@ -26,6 +26,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_CITATION_COMMANDS,
     TEX_CITATION_KEY_CHARACTERS,
     TEX_DECLARATION_COMMANDS,
+    TEX_DECLARATION_STOP_COMMANDS,
     TEX_DEFINITION_COMMANDS,
     TEX_DIMENSION_COMMANDS_3,
     TEX_GROUP_COUNTS,
@@ -50,6 +51,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_PARSED_COMMANDS,
     TEX_PARSED_COMMANDS_3,
     TEX_TEXT_COMMANDS,
+    TEX_TOKEN_ARGUMENT_COMMANDS,
     TEX_UNCLOSED_AFTER_GROUPS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
@@ -799,6 +801,7 @@ class _RawTex:
         "_expand_words",
         "_group_counts",
         "_group_from",
+        "_group_missing",
         "_nested",
         "_no_argument_commands",
         "_no_blank_line_commands",
@@ -881,6 +884,9 @@ class _RawTex:
             if expand_words
             else TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS
         )
+        #: the command read last takes a group first and none comes (its reading fails
+        #: where pandoc reads it as inline text: in what a font switch takes)
+        self._group_missing = False
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
         #: pandoc's reading of the command read last fails, so that it is text: its
@@ -907,6 +913,7 @@ class _RawTex:
         end), where pandoc reads the text that follows apart."""
         text = self._text
         self._cut = cut if cut >= 0 else len(text)
+        self._group_missing = False
         known = self._argument_ends.get((i, self._cut))
         if known is not None:
             return known[0]
@@ -1007,6 +1014,7 @@ class _RawTex:
         if name in TEX_BRACED_OPTION_COMMANDS:
             after = self._options_end(pos)
             if after > pos and text[after : after + 1] != "{":
+                self._group_missing = name in self._group_counts
                 return pos  # "\\cite [@a] y": its bracket is text, "\\cite[@a]{b}" none
         if name == "begin":
             env = re.match(r"\{([A-Za-z*]{1,30})\}", text[pos : pos + 40])
@@ -1028,6 +1036,12 @@ class _RawTex:
             pos = self._dimension_end(pos)
         count = self._group_counts.get(name, -1)
         stop, read = self._braced_end(pos, count)
+        self._group_missing = (
+            read == 0
+            and count > 0
+            and name not in TEX_TOKEN_ARGUMENT_COMMANDS
+            and not (name == "hyperref" and pos > start)  # "\\hyperref[x] y": a token
+        )
         self._unclosed_after_arguments = self._opens_unclosed(stop)
         if (
             self._unclosed_after_arguments
@@ -1091,15 +1105,19 @@ class _RawTex:
             if name == "endinput":
                 end = cut
                 break
-            if name in self._not_argument_commands:
+            if name in TEX_DECLARATION_STOP_COMMANDS:
                 end = k  # "\\bf x \\section{y} @a" cites a
                 break
-            after = self._command_argument_end(k)
-            if after == k + 1:  # its reading fails
+            after = self.end(k, cut)
+            if after == k + 1 or self._group_missing:  # its reading fails
                 end = k
                 break
             at = after
         self._cut = cut
+        self._group_from = -1
+        self._group_missing = False
+        self._reading_fails = False
+        self._unclosed_after_arguments = False
         for start in inner:
             self._declaration_ends[start, cut] = end
         return end

@@ -276,6 +276,11 @@ TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
         "xspace": 1,
     }
 )
+#: Those of them whose first argument may be a token as well as a group: the others'
+#: reading fails where no group comes, so that a font switch's text ends before them
+#: (``\\bf x \\footnote y @a`` cites ``a``, ``\\bf x \\texorpdfstring y z @a`` nothing;
+#: ``\\hyperref`` takes a token after an option); 2.17, 3.6.1 and 3.9 checked.
+TEX_TOKEN_ARGUMENT_COMMANDS = frozenset({"input", "rule", "si", "texorpdfstring", "unit", "xspace"})
 #: Commands with no number of braced arguments after which a ``{`` that never closes
 #: leaves the command raw TeX all the same (``\\Verb{x}{ y @a`` cites ``a`` alone); the
 #: font switches and ``\\endinput`` take the text after them (see
@@ -284,10 +289,10 @@ TEX_UNCLOSED_AFTER_GROUPS_COMMANDS = frozenset({"Verb"})
 #: The old font switches: pandoc reads the text after them as their argument, as far as
 #: its LaTeX reader reads it as inline text, so that all of it is raw TeX: ``\\bf x @a``
 #: cites nothing, up to a blank line, a ``}`` that closes a group around them, a ``{`` that
-#: never closes, a ``$`` that does, a command pandoc does not take as another's argument
-#: (:data:`TEX_NOT_ARGUMENT_COMMANDS`, but the definitions of
-#: :data:`TEX_DEFINITION_COMMANDS`) or one whose reading fails (``\\bf x \\section{y}
-#: @a`` cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+#: never closes, a ``$`` that does not, a command of
+#: :data:`TEX_DECLARATION_STOP_COMMANDS` or one whose reading fails (``\\bf x
+#: \\section{y} @a`` and ``\\bf x \\footnote y @a`` cite ``a``); 2.17, 3.6.1 and 3.9
+#: checked.
 TEX_DECLARATION_COMMANDS = frozenset(
     {"bf", "bfseries", "em", "it", "itshape", "rm", "scshape", "sl", "slshape", "tt"}
 )
@@ -330,6 +335,10 @@ TEX_NOT_ARGUMENT_COMMANDS = frozenset(
 )  # fmt: skip
 #: and those pandoc 3 does not take either (3.6.1 and 3.9 checked)
 TEX_NOT_ARGUMENT_COMMANDS_3 = TEX_NOT_ARGUMENT_COMMANDS | {"hskip", "mskip", "vskip"}
+#: The commands before which the text a font switch takes ends: those, but the
+#: definitions (``\\bf x \\def\\y{z} @a`` cites nothing); 2.17, 3.6.1 and 3.9 checked
+#: (``\\bf x \\name{y} @a``; pandoc 3 reads ``\\hskip 1pt`` on, but not ``\\hskip{y}``).
+TEX_DECLARATION_STOP_COMMANDS = TEX_NOT_ARGUMENT_COMMANDS - TEX_DEFINITION_COMMANDS
 #: Commands pandoc always reads as text, arguments and all (``\\citetext{@a}`` cites
 #: ``a``); 2.17, 3.6.1 and 3.9 checked.
 TEX_TEXT_COMMANDS = frozenset({"citetext"})
@@ -420,6 +429,7 @@ __all__ = [
     "TEX_CHARACTER_ARGUMENT_COMMANDS_3",
     "TEX_CHARACTER_OPTION_COMMANDS",
     "TEX_DECLARATION_COMMANDS",
+    "TEX_DECLARATION_STOP_COMMANDS",
     "TEX_DEFINITION_COMMANDS",
     "TEX_DIMENSION_COMMANDS_3",
     "TEX_GROUP_COUNTS",
@@ -441,6 +451,7 @@ __all__ = [
     "TEX_OPTIONS_ONLY_COMMANDS",
     "TEX_PARSED_COMMANDS",
     "TEX_PARSED_COMMANDS_3",
+    "TEX_TOKEN_ARGUMENT_COMMANDS",
     "TEX_UNCLOSED_AFTER_GROUPS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
