@@ -573,8 +573,9 @@ ALIKE = [
     # and \\endinput the rest of the document
     "x @a1 \\endinput y @b1\n\n# H @b2\n\n- item @b3\n",
     # an "@" right after a command's name is its argument, not after a space or a "*"
+    # (but after \\xspace's space in pandoc 3.9)
     "x \\gls @a1, \\section @a2, \\footnote* @a3\n\nx \\footnote*@a4\n\nx \\url*@a5\n\n"
-    "x \\emph*@b1 and \\gls@b2\n",
+    "x \\emph*@b1 and \\gls@b2\n\nx \\xspace @c1 (3.9 takes it)\n\nx \\xspace*@a6\n",
     # a dimension right after a command's name is its argument when pandoc passes the
     # command on as raw TeX, not when it reads it with a parser of its own: "1pt@a" is text
     "".join(

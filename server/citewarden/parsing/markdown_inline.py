@@ -18,6 +18,7 @@ from citewarden.model import (
     Span,
 )
 from citewarden.parsing.pandoc_tex import (
+    TEX_AT_AFTER_SPACE_COMMANDS_3_9,
     TEX_AT_ARGUMENT_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
@@ -776,6 +777,14 @@ _MAX_NESTED_COMMANDS = 32
 _RAW_TEX_BUDGET = 1_000_000
 
 
+def _after_name_and_space(text: str, pos: int) -> bool:
+    """``text[:pos]`` ends with a command's name and white space (no ``*`` after it)."""
+    k = pos
+    while k > 0 and text[k - 1] in " \t":
+        k -= 1
+    return k < pos and text[k - 1 : k].isalpha()
+
+
 class _RawTex:
     """The raw TeX commands of a text, read as pandoc reads them: a ``\\name`` with its
     ``[..]`` and ``{..}`` arguments (braces balanced at any depth, across lines and blank
@@ -790,6 +799,7 @@ class _RawTex:
 
     __slots__ = (
         "_argument_ends",
+        "_at_after_space_commands",
         "_blank_lines",
         "_brackets",
         "_budget",
@@ -858,6 +868,10 @@ class _RawTex:
             else TEX_NO_OPTION_COMMANDS_3_9
             if expand_words
             else TEX_NO_OPTION_COMMANDS_3
+        )
+        #: and takes an "@" after more commands' white space
+        self._at_after_space_commands = (
+            TEX_AT_AFTER_SPACE_COMMANDS_3_9 if expand_words else frozenset()
         )
         #: and reads more commands with a parser of its own
         self._parsed_commands = TEX_PARSED_COMMANDS if at_letters else TEX_PARSED_COMMANDS_3
@@ -983,8 +997,12 @@ class _RawTex:
             return self._cut
         if (
             text[pos : pos + 1] == "@"
-            and text[pos - 1 : pos].isalpha()  # right after the name: "\\gls @a" cites a
             and name in TEX_AT_ARGUMENT_COMMANDS
+            # right after the name: "\\gls @a" cites a
+            and (
+                text[pos - 1 : pos].isalpha()
+                or (name in self._at_after_space_commands and _after_name_and_space(text, pos))
+            )
         ):
             return pos + 1  # the "@" is its argument: "\\emph@a", "\\xspace@a" cite nothing
         if name in self._no_argument_commands:  # "\\small{@a}" cites a

@@ -111,6 +111,11 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 
+#: Those that take it after white space too (an ``@`` after a space or a ``*`` starts a
+#: citation after the others: ``\\gls @a`` cites ``a``); pandoc 3.9 reads ``\\xspace @a``
+#: so (2.17 and 3.6.1 read ``\\xspace`` with no argument).
+TEX_AT_AFTER_SPACE_COMMANDS_3_9 = frozenset({"xspace"})
+
 #: Commands that take the character after their name (and the white space after it, blank
 #: lines and comments too) as their argument when no brace or bracket opens there: ``\\emph x@b``
 #: reads ``\\emph x`` as raw TeX and cites ``b`` (``\\emph xy@b`` cites nothing), where
@@ -423,6 +428,7 @@ TEX_NO_BLANK_LINE_COMMANDS_3 = TEX_NO_BLANK_LINE_COMMANDS | {"hl", "st"}
 TEX_NO_BLANK_LINE_COMMANDS_3_9 = TEX_NO_BLANK_LINE_COMMANDS_3 | {"xspace"}
 
 __all__ = [
+    "TEX_AT_AFTER_SPACE_COMMANDS_3_9",
     "TEX_AT_ARGUMENT_COMMANDS",
     "TEX_BRACED_OPTION_COMMANDS",
     "TEX_CHARACTER_ARGUMENT_COMMANDS",
