@@ -570,6 +570,10 @@ ALIKE = [
     "x \\bf y \\footnote z @a1\n\nx \\bf\\gls @a2;\n\nx \\bf\\footnote [@a3]\n\n"
     "x \\bf y \\rule{1pt}{2pt} @a4\n\nx \\bf y \\gls{z} @b1\n\nx \\bf y \\href{u}{t} @b2\n\n"
     "x \\bf y \\texorpdfstring z w @b3\n\nx \\bf y \\hskip 1pt @b4\n",
+    # so does one as the argument of a command that takes a character: that command's
+    # reading fails (its bracket is text)
+    "x \\caption [@a1]\\gls\n\nx \\textgerman [@a2]\\citep\n\nx \\caption[@a3]\\nocite\n\n"
+    "x \\emph\\gls @a4\n\nx \\bf y \\cite @a5\n\nx \\caption [@b1]\\textbf{z}\n",
     # and \\endinput the rest of the document
     "x @a1 \\endinput y @b1\n\n# H @b2\n\n- item @b3\n",
     # an "@" right after a command's name is its argument, not after a space or a "*"

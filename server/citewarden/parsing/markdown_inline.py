@@ -917,8 +917,9 @@ class _RawTex:
         #: the blank lines, where that text ends at the latest
         self._blank_lines = _Next(text, _BLANK_LINE)
         #: (offset, cut) of a command read as another's argument -> where it ends, and
-        #: whether a brace that never closes follows it where it reads arguments, so that a
-        #: chain of them asked command by command is read once
+        #: whether a brace that never closes follows it where it reads arguments or a group
+        #: it takes first is missing (it is then no argument), so that a chain of them
+        #: asked command by command is read once
         self._argument_ends: dict[tuple[int, int], tuple[int, bool]] = {}
 
     def end(self, i: int, cut: int = -1) -> int:
@@ -948,6 +949,8 @@ class _RawTex:
             if cited is not None:  # "\\cite{@a \\x}" cites a: pandoc's reading fails
                 return i + 1 if cited < 0 else cited
         stop = self._arguments(name, pos)
+        if name in TEX_CITATION_COMMANDS or name in TEX_MULTI_CITATION_COMMANDS:
+            self._group_missing = True  # no key list: "\\bf x \\cite y @a" cites a
         if self._reading_fails:
             return i + 1  # pandoc's reading of its arguments fails: "\\cite[@a]{ y" cites a
         if (
@@ -1021,6 +1024,8 @@ class _RawTex:
                 inner = self._command_argument_end(k)
                 if inner > k + 1:
                     return inner
+                if pos > name_end and self._command.match(text, k) is not None:
+                    return name_end  # "\\caption [@a]\\gls": its bracket is text
             # "\\emph\n{@b}": one braced group (as far as the budget goes)
             if self._budget >= 0 and k < self._cut and text[k] == "{":
                 close = self._closed(_TEX_GROUP, k)
@@ -1152,7 +1157,10 @@ class _RawTex:
         if known is None:
             self._nested += 1
             try:
-                known = self.end(k, cut), self._unclosed_after_arguments
+                known = (
+                    self.end(k, cut),
+                    self._unclosed_after_arguments or self._group_missing,
+                )
             finally:
                 self._nested -= 1
             self._argument_ends[k, cut] = known
