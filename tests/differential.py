@@ -459,16 +459,19 @@ _RAW_TEX_AFTER = (
 )  # fmt: skip
 
 
+def _raw_tex_citation(r: random.Random, keys: _Keys) -> str:
+    """A citation among raw TeX pieces, its key named by how it is written: bare
+    (``rtbare``), in brackets (``rtgroup``) or before a semicolon (``rtsemi``)."""
+    form = r.choice(("rtbare", "rtgroup", "rtsemi"))
+    key = keys(form)
+    return f" [@{key}]" if form == "rtgroup" else f"@{key};" if form == "rtsemi" else f"@{key}"
+
+
 def raw_tex_command_case(seed: int) -> MarkdownCase:
     """A Markdown document of the commands of :data:`_RAW_TEX_COMMANDS`, each followed by
-    pieces of arguments, and citations among them (keys named as in :func:`raw_tex_case`)."""
+    pieces of arguments, and citations among them (see :func:`_raw_tex_citation`)."""
     r = random.Random(seed)
     keys = _Keys()
-    cited = (
-        lambda: f"@{keys('rtbare')}",
-        lambda: f" [@{keys('rtgroup')}]",
-        lambda: f"@{keys('rtsemi')};",
-    )
     parts: list[str] = []
     for _ in range(r.randint(2, 12)):
         parts.append("\\" + r.choice(_RAW_TEX_COMMANDS))
@@ -476,24 +479,19 @@ def raw_tex_command_case(seed: int) -> MarkdownCase:
             piece = r.choice(_RAW_TEX_AFTER)
             parts.append(piece + keys("rtbare") if piece == "{@" else piece)
             if r.random() < 0.25:
-                parts.append(r.choice(cited)())
+                parts.append(_raw_tex_citation(r, keys))
         if r.random() < 0.3:
             parts.append(r.choice((" text ", "\n\n", " ")))
     return MarkdownCase(seed, "".join(parts) + "\n")
 
 
 def raw_tex_case(seed: int) -> MarkdownCase:
-    """A Markdown document of raw TeX pieces and citations in random order (keys named by
-    how they are written: ``rtbare``, ``rtgroup``, ``rtsemi``)."""
+    """A Markdown document of raw TeX pieces and citations in random order (see
+    :func:`_raw_tex_citation`)."""
     r = random.Random(seed)
     keys = _Keys()
-    cited = (
-        lambda: f"@{keys('rtbare')}",
-        lambda: f" [@{keys('rtgroup')}]",
-        lambda: f"@{keys('rtsemi')};",
-    )
     parts = [
-        r.choice(cited)() if r.random() < 0.2 else r.choice(_RAW_TEX_PIECES)
+        _raw_tex_citation(r, keys) if r.random() < 0.2 else r.choice(_RAW_TEX_PIECES)
         for _ in range(r.randint(5, 80))
     ]
     return MarkdownCase(seed, "".join(parts) + "\n")
