@@ -30,6 +30,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "options, groups, comments": lambda n: "\\textbf[{a} \\y{b [c] \\z{ % }\n" * (n // 4),
     "options holding unclosed {": lambda n: "\\a[{ " * n + "x] " * (n // 10),
     "\\emph % c, a chain by lines": lambda n: "\\emph % c\n" * n,
+    "font switches on one line": lambda n: "\\bf y " * n,
+    "font switches in groups": lambda n: "{\\bf y} " * n,
+    "a font switch's text of commands": lambda n: "\\bf " + "\\foo{y} " * n,
 }
 
 
