@@ -542,9 +542,9 @@ ALIKE = [
     )
     + "x \\section [@c1]\nnext, \\cite[@c2]\n\n{z} and \\cite [@c3]\n",
     # \\footnote, \\href, \\SIrange ... take their number of braced arguments: a group after
-    # them is text (\\includesvg is pandoc 3's, \\minisec, \\xspace and \\newenvironment's
-    # like 3.9's: the others read every group), and a "{" that never closes there leaves
-    # them raw TeX
+    # them is text (\\includesvg is pandoc 3's, \\xspace and \\newenvironment's like
+    # 3.9's: the others read every group), and a "{" that never closes there leaves them
+    # raw TeX
     "".join(
         f"x \\{name}{'{x}' * count}{{@a{i}}}\n\n"
         for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS_3_9.items()))

@@ -271,8 +271,8 @@ TEX_GROUP_COUNTS: Mapping[str, int] = MappingProxyType(
     }
 )  # fmt: skip
 #: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (3.6.1 reads
-#: ``\\xspace`` with no argument; in a paragraph, 2.17 and
-#: 3.6.1 read every group after ``\\newenvironment`` and the like, three at a block's start)
+#: ``\\xspace`` with no argument; in a paragraph, 2.17 and 3.6.1 read every group after
+#: ``\\newenvironment`` and the like, three at a block's start)
 TEX_GROUP_COUNTS_3: Mapping[str, int] = MappingProxyType({**TEX_GROUP_COUNTS, "includesvg": 1})
 TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
     {
@@ -313,9 +313,9 @@ TEX_DEFINITION_COMMANDS = frozenset(
 #: Commands pandoc does not take as the argument of a command that takes one character
 #: (``\\emph % c``, then ``\\section{x}`` on the next line: the comment is text, so an
 #: ``@a`` in it cites ``a``), as it takes any other (``\\textbf{x}``, ``\\foo{x}``);
-#: 2.17, 3.6.1 and 3.9 checked, in a paragraph (at a block's start they take neither
-#: ``\\foreignquote`` nor ``\\hyphenquote``, whose first group is no blank line's either
-#: there: the table says what a paragraph holds).
+#: 2.17, 3.6.1 and 3.9 checked, in a paragraph (at a block's start they do not take
+#: ``\\foreignquote`` and ``\\hyphenquote`` either, and a blank line in their first group
+#: makes them text there: the tables say what a paragraph holds).
 TEX_NOT_ARGUMENT_COMMANDS = frozenset(
     {
         "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn",
