@@ -939,9 +939,7 @@ class _RawTex:
         name = m.group(1)
         if name == "expandafter":
             return self._expandafter(m.end(1), pos)
-        self._group_from = -1
-        self._reading_fails = False
-        self._unclosed_after_arguments = False
+        self._clear_command_flags()
         if name in TEX_TEXT_COMMANDS:
             return i + 1  # "\\citetext{@a}" cites a
         if name in TEX_CITATION_COMMANDS or name in TEX_MULTI_CITATION_COMMANDS:
@@ -960,6 +958,13 @@ class _RawTex:
         ):
             return i + 1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line ...
         return stop
+
+    def _clear_command_flags(self) -> None:
+        """Forget what the reading of the command read last found of its arguments (where
+        its groups begin, a reading that fails, a brace left open after them)."""
+        self._group_from = -1
+        self._reading_fails = False
+        self._unclosed_after_arguments = False
 
     def _expandafter(self, name_end: int, pos: int) -> int:
         """After ``\\expandafter`` (its name ends at ``name_end``, the white space after it
@@ -1137,10 +1142,8 @@ class _RawTex:
                 break
             at = after
         self._cut = cut
-        self._group_from = -1
+        self._clear_command_flags()
         self._group_missing = False
-        self._reading_fails = False
-        self._unclosed_after_arguments = False
         for start in inner:
             self._declaration_ends[start, cut] = end
         return end
@@ -1166,9 +1169,7 @@ class _RawTex:
             self._argument_ends[k, cut] = known
         stop, unclosed = known
         self._cut = cut
-        self._group_from = -1
-        self._reading_fails = False
-        self._unclosed_after_arguments = False
+        self._clear_command_flags()
         return k + 1 if unclosed else stop
 
     def _citation_end(self, name: str, pos: int) -> int | None:
