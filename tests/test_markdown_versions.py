@@ -32,6 +32,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_OPTION_COMMANDS,
     TEX_NOT_ARGUMENT_COMMANDS,
     TEX_PARSED_COMMANDS,
+    TEX_UNIT_COMMANDS,
 )
 from citewarden.project import Workspace
 from citewarden.settings import Settings
@@ -130,6 +131,9 @@ CASES = [
 _NOT_ARGUMENT_UNTRIED = frozenset(
     {"endinput", "ifstrequal", "newenvironment", "provideenvironment", "renewenvironment"}
 )
+
+#: siunitx's commands that end in a unit: their numbers and their unit in braces
+_UNIT_COUNTS = {name: numbers + 1 for name, numbers in TEX_UNIT_COMMANDS.items()}
 
 ALIKE = [
     # an optional argument followed by a "{" that never closes (no "}" comes after it):
@@ -547,11 +551,11 @@ ALIKE = [
     # raw TeX
     "".join(
         f"x \\{name}{'{x}' * count}{{@a{i}}}\n\n"
-        for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS_3_9.items()))
+        for i, (name, count) in enumerate(sorted({**TEX_GROUP_COUNTS_3_9, **_UNIT_COUNTS}.items()))
     )
     + "".join(
         f"x \\{name}{'{x}' * (count - 1)}{{@j{i}}}{{ y @k{i}\n\n"
-        for i, (name, count) in enumerate(sorted(TEX_GROUP_COUNTS.items()))
+        for i, (name, count) in enumerate(sorted({**TEX_GROUP_COUNTS, **_UNIT_COUNTS}.items()))
     )
     + "x \\foo{x}{@b1}{ y @b2\n\nx \\href{@b3}{ y @b4\n\nx \\em{@b5}{ y @b6\n",
     # the white space between a command's optional arguments holds one line break at
@@ -611,6 +615,24 @@ ALIKE = [
         f"x \\{name} x@a{i}, \\{name} [x] [@b{i}] and \\{name}{{x}}{{@c{i}}}\n\n"
         for i, name in enumerate(sorted(TEX_LANGUAGE_COMMANDS))
     ),
+    # siunitx's \\si, \\SI, \\qtyrange ...: a unit without braces goes on over blank lines
+    # (the "#" ends it)
+    "".join(
+        f"x \\{name}{'{1}' * n} m @a{i}\n\nnext @b{i} # @c{i}\n\n"
+        for i, (name, n) in enumerate(sorted(TEX_UNIT_COMMANDS.items()))
+    ),
+    # what such a unit passes over, and what ends it
+    "x \\si m . ~ % c\n @a1 \\\\ \\$ {g} \\bf y\n\nz^2 @a2 $ @b1\n\nx \\si m & @b2\n\n"
+    "x \\si m ^2 @b3\n\nx \\si m {y\n\nz} @b4\n\nx \\si m {a $ b} @b5\n\n"
+    "x \\si m \\section{s} @b6\n\nx \\si m \\footnote y @b7\n\nx \\si $m$ @b8\n\n"
+    "x \\SI 1 m @b9\n",
+    # a group that holds no unit is the first part of one without braces; options that are
+    # no key=value pairs are text, or a unit's first part
+    "x \\si{m } y @a1\n\nx \\si{$m$} y @a2\n\nx \\si{m} y @b1\n\nx \\si{} y @b2\n\n"
+    "x \\si{$m$\n\n@b3}\n\nx \\SI{1}[@a3]{m} @b4\n\nx \\SIlist[@b5]{1;2} m @b6\n\n"
+    "x \\si[@a4] m @a5\n\nx \\si \\kilo\\metre @a6\n\nx \\emph \\si m @a7\n\n"
+    "x \\bf y \\si m\n\nz @a8\n\nx \\emph % @a10\n\\SIrange{1}{2}{m} y\n\n"
+    "[@b7 \\si m; @a9]\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

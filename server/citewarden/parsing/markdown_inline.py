@@ -56,6 +56,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_UNCLOSED_AFTER_GROUPS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
+    TEX_UNIT_COMMANDS,
+    TEX_UNIT_KEYVAL_COMMANDS,
 )
 from citewarden.parsing.tex_brackets import TexBrackets
 from citewarden.parsing.tex_tokens import BRACE_TOKENS, ESCAPES_AND_COMMENTS
@@ -767,6 +769,17 @@ _VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
 #: what ends or is passed over in the text a font switch takes
 #: (:meth:`_RawTex._declaration_end`)
 _DECLARATION_TOKENS = re.compile(r"[\\{}$]|%[^\n]*+")
+#: what a unit of siunitx without braces passes over before each part: white space,
+#: comments, ``.`` and ``~`` (:meth:`_RawTex._parts_end`)
+_UNIT_SKIP = re.compile(r"(?:[\s.~]++|%[^\n]*+)*+")
+#: characters each of which (or each word of which) is a part of such a unit
+_UNIT_PLAIN = re.compile(r"[^\s.~\\{}$#&^_%]++")
+#: a unit's options: ``key=value`` pairs, a value in braces or up to a ``,`` (pandoc's
+#: ``keyvals``; ``[@a]`` is none)
+_UNIT_KEYVALS = re.compile(r"\[(?:\s*+[\w-]++\s*+(?:=\s*+(?:\{[^{}]*+\}|[^\],{}])++)?+,?+\s*+)*+\]")
+#: what a group read as inline text holds of note: commands (a block command fails its
+#: reading), ``$`` (one left open does), comments
+_INLINE_GROUP_TOKENS = re.compile(r"\\(?:[^\W\d_]++|.)|\$|%[^\n]*+", re.DOTALL)
 #: Longest raw TeX environment, argument or ``\verb`` read, in characters.
 _MAX_RAW_TEX = 20_000
 #: Commands read as arguments of commands read as arguments, at most (``\\emph \\emph
@@ -821,8 +834,10 @@ class _RawTex:
         "_parsed_commands",
         "_reading_fails",
         "_text",
+        "_too_deep",
         "_unclosed_after_arguments",
         "_unclosed_raw_commands",
+        "_unit_ends",
     )
 
     def __init__(
@@ -910,8 +925,11 @@ class _RawTex:
         #: a brace that never closes comes where the command read last reads its braced
         #: arguments (``\\foo{ y``)
         self._unclosed_after_arguments = False
-        #: commands being read as another's argument (``\\emph \\foo{x}``)
+        #: commands being read as another's argument (``\\emph \\foo{x}``) or as a part of
+        #: a unit (``\\si m \\bf y \\si m``)
         self._nested = 0
+        #: units nested too deep were met: every reading they are in ends there
+        self._too_deep = False
         #: (offset, cut) after a font switch's name -> where the text it takes ends
         self._declaration_ends: dict[tuple[int, int], int] = {}
         #: the blank lines, where that text ends at the latest
@@ -921,6 +939,9 @@ class _RawTex:
         #: it takes first is missing (it is then no argument), so that a chain of them
         #: asked command by command is read once
         self._argument_ends: dict[tuple[int, int], tuple[int, bool]] = {}
+        #: (offset, cut) after the name of a command that ends in a unit -> where it ends,
+        #: and whether its reading fails (a chain of units asked line by line is read once)
+        self._unit_ends: dict[tuple[int, int], tuple[int, bool]] = {}
 
     def end(self, i: int, cut: int = -1) -> int:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
@@ -929,6 +950,8 @@ class _RawTex:
         text = self._text
         self._cut = cut if cut >= 0 else len(text)
         self._group_missing = False
+        if self._nested == 0:
+            self._too_deep = False
         known = self._argument_ends.get((i, self._cut))
         if known is not None:
             return known[0]
@@ -1003,6 +1026,8 @@ class _RawTex:
             return self._declaration_end(pos)
         if name == "endinput":  # the rest of the text is raw TeX
             return self._cut
+        if name in TEX_UNIT_COMMANDS:  # "\\si m @a" cites nothing
+            return self._unit_command_end(name, pos)
         if (
             text[pos : pos + 1] == "@"
             and name in TEX_AT_ARGUMENT_COMMANDS
@@ -1141,12 +1166,159 @@ class _RawTex:
                 end = k
                 break
             at = after
+            if self._too_deep:
+                end = at
+                break
+            if at > stop:  # a unit read over the blank line: "\\bf \\si x", a blank line
+                blank = self._blank_lines.start(at)
+                stop = end = blank if 0 <= blank < cut else cut
         self._cut = cut
         self._clear_command_flags()
         self._group_missing = False
         for start in inner:
             self._declaration_ends[start, cut] = end
         return end
+
+    def _unit_command_end(self, name: str, pos: int) -> int:
+        """After one of siunitx's commands that end in a unit (its name and the white
+        space after it end at ``pos``; :data:`TEX_UNIT_COMMANDS`): the offset after its
+        options, numbers and unit.  Its reading fails where a number's group or the unit
+        is missing (``\\SI 1 m @a``, ``\\si $x$ @a`` cite ``a``)."""
+        key = (pos, self._cut)
+        known = self._unit_ends.get(key)
+        if known is None:
+            known = self._unit_command_reading(name, pos)
+            self._unit_ends[key] = known
+        end, self._reading_fails = known
+        return end
+
+    def _unit_command_reading(self, name: str, pos: int) -> tuple[int, bool]:
+        """:meth:`_unit_command_end` read from the text: the offset and whether the
+        reading fails."""
+        keyvals = name in TEX_UNIT_KEYVAL_COMMANDS
+        pos = self._keyvals_end(pos) if keyvals else self._options_end(pos)
+        for _ in range(TEX_UNIT_COMMANDS[name]):
+            k = _TEX_SPACE.match(self._text, pos).end()  # type: ignore[union-attr]
+            close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+            if close < 0:
+                return pos, True
+            pos = close if keyvals else self._options_end(close, 1)  # "\\SI{1}[x]{m}"
+        end = self._unit_end(pos if keyvals else self._keyvals_end(pos))
+        return (pos, True) if end < 0 else (end, False)
+
+    def _opens(self, k: int) -> bool:
+        """Whether a ``{`` is at ``k`` and the budget allows reading it."""
+        return self._budget >= 0 and self._text[k : k + 1] == "{"
+
+    def _keyvals_end(self, pos: int) -> int:
+        """The offset after ``key=value`` options at ``pos`` (pandoc's ``keyvals``), or
+        ``pos``."""
+        if self._text[pos : pos + 1] != "[" or self._budget < 0:
+            return pos
+        close = self._closed(_TEX_OPTION, pos)
+        if close < 0 or _UNIT_KEYVALS.fullmatch(self._text, pos, close) is None:
+            return pos
+        return close
+
+    def _unit_end(self, pos: int) -> int:
+        """The offset after a unit from ``pos`` on: a group that holds one (past white
+        space, one line break at most), else its parts without braces; -1 where no part
+        comes (:data:`TEX_UNIT_COMMANDS`)."""
+        k = _TEX_SPACE.match(self._text, pos).end()  # type: ignore[union-attr]
+        if self._opens(k):
+            close = self._closed(_TEX_GROUP, k)
+            # "\\si{x } y @a" cites nothing: no unit ends before its "}", so the group
+            # is the first part of one without braces
+            if close >= 0 and (close == k + 2 or self._parts_end(k + 1) == close - 1):
+                return close
+        return self._parts_end(pos)
+
+    def _parts_end(self, pos: int) -> int:
+        """The offset after the last part of a unit without braces from ``pos`` on, or -1
+        where none comes (see :data:`TEX_UNIT_COMMANDS`)."""
+        text = self._text
+        cut = self._cut
+        end = -1
+        at = pos
+        while (k := _UNIT_SKIP.match(text, at).end()) < cut:  # type: ignore[union-attr]
+            c = text[k]
+            if c in "^_":  # "m^2": what it raises belongs to the part right before it
+                after = self._unit_token_end(k + 1) if k == end else -1
+            elif c in "}#$&":
+                break
+            elif c == "{":
+                after = self._inline_group_end(k)
+            elif c == "\\":
+                after = self._unit_command(k)
+            else:
+                after = _UNIT_PLAIN.match(text, k).end()  # type: ignore[union-attr]
+            if after < 0:
+                break
+            at = end = after
+            if self._too_deep:
+                break
+        return end
+
+    def _unit_token_end(self, pos: int) -> int:
+        """The offset after what pandoc reads as one token from ``pos`` on, past white
+        space: a group, a command, a character that is not special; or -1."""
+        text = self._text
+        k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
+        if k >= self._cut or text[k] in "#$%&~_^}":
+            return -1
+        if text[k] == "{":
+            return self._inline_group_end(k)
+        if text[k] == "\\":
+            return self._unit_command(k)
+        return k + 1
+
+    def _inline_group_end(self, k: int) -> int:
+        """The offset after the group opening at ``k`` if pandoc reads it as inline text
+        (it closes, and holds no blank line, no ``$`` left open, no block command), or
+        -1."""
+        text = self._text
+        close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+        if close < 0 or _BLANK_LINE.search(text, k, close):
+            return -1
+        math = False
+        for m in _INLINE_GROUP_TOKENS.finditer(text, k + 1, close - 1):
+            token = m.group()
+            if token == "$":
+                math = not math
+            elif token[1:] in TEX_DECLARATION_STOP_COMMANDS:
+                return -1
+        return -1 if math else close
+
+    def _unit_command(self, k: int) -> int:
+        """The offset after the command at ``k`` read as a part of a unit, or -1 where
+        it ends the unit (a block command, one whose reading fails, commands nested too
+        deep)."""
+        text = self._text
+        cut = self._cut
+        m = self._command.match(text, k, cut)
+        if m is None:  # an escaped character: "\\$", "\\\\"
+            return k + 2 if k + 1 < cut else -1
+        name = m.group(1)
+        if name == "endinput":
+            return cut
+        if name in TEX_DEFINITION_COMMANDS:
+            return m.end()
+        if name in TEX_DECLARATION_STOP_COMMANDS:
+            return -1
+        if self._nested >= _MAX_NESTED_COMMANDS:  # the units around end here as well
+            self._too_deep = True
+            return -1
+        self._nested += 1
+        try:
+            if name in TEX_DECLARATION_COMMANDS:
+                return self._declaration_end(m.end())
+            after = self.end(k, cut)
+            return -1 if after == k + 1 or self._group_missing else after
+        finally:
+            self._nested -= 1
+            self._cut = cut
+            self._clear_command_flags()
+            self._group_missing = False
 
     def _command_argument_end(self, k: int) -> int:
         """The offset after the command at ``k`` read as another command's argument (k + 1

@@ -76,38 +76,37 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
         "DeclareRobustCommand", "Footcite", "Footcites", "Footcitetext", "Footcitetexts",
         "G", "GLSdesc", "GLSdescplural", "Gls", "Glsdesc", "Glsdescplural", "Glspl", "H",
         "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase", "MakeUppercase",
-        "PackageError", "Parencite", "Parencites", "RN", "Rn", "SI", "SIlist", "SIrange",
-        "Smartcite", "Textcite", "Textcites", "U", "Verb", "ac", "acf", "acfp", "acl",
-        "aclp", "acp", "acrfull", "acrlong", "acrshort", "acs", "acsp", "addbibresource",
-        "address", "alert", "and", "ang", "author", "autocap", "autocite", "autocites", "b",
-        "begin", "bf", "bfseries", "bibliography", "bibstring", "blockquote", "c",
-        "caption", "centerline", "chapter", "cite", "citealp", "citealt", "citeauthor",
-        "citep", "cites", "citet", "citetext", "citeyear", "citeyearpar", "closing",
-        "colorbox", "d", "date", "dedication", "def", "documentclass", "edef", "em", "emph",
-        "end", "endinput", "enquote", "ensuremath", "epigraph", "expandafter", "extratitle",
-        "f", "fancybreak", "footcite", "footcites", "footcitetext", "footcitetexts",
-        "footnote", "foreignblockquote", "foreignlanguage", "foreignquote", "framesubtitle",
-        "frametitle", "frontispiece", "gdef", "global", "gls", "glsdesc", "glsdescplural",
-        "glspl", "graphicspath", "h", "hl", "href", "hskip", "hyperlink", "hyperref",
-        "hypertarget", "hyphenblockquote", "hyphenquote", "ifdim", "ifstrequal", "iftoggle",
-        "includegraphics", "includesvg", "inputminted", "it", "itshape", "k", "let",
-        "lowercase", "lowertitleback", "lstinline", "lstinputlisting", "mintinline",
-        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
-        "mkbibquote", "mskip", "newcommand", "newenvironment", "newif", "newtheorem",
-        "newtie", "newtoggle", "nhttfamily", "nocite", "nohyphens", "nolinkurl", "num",
-        "numlist", "numrange", "opening", "paragraph", "parbox", "parencite", "parencites",
-        "part", "passthrough", "plainbreak", "plainfancybreak", "providecommand",
-        "provideenvironment", "publishers", "qty", "qtylist", "qtyrange", "r",
-        "renewcommand", "renewenvironment", "rm", "rule", "scshape", "section",
-        "setdefaultlanguage", "setmainlanguage", "si", "signature", "sl", "slshape",
-        "smartcite", "sout", "st", "subject", "subparagraph", "subsection", "subsubsection",
-        "subtitle", "supercite", "supercites", "t", "texorpdfstring", "textbf",
-        "textcircled", "textcite", "textcites", "textcolor", "textit", "textmd", "textnhtt",
-        "textnormal", "textogonekcentered", "textrm", "textsc", "textsf", "textsl",
-        "textsubscript", "textsuperscript", "texttt", "textup", "thanks", "theoremstyle",
-        "title", "titleformat", "titlehead", "togglefalse", "toggletrue", "tt", "u", "ul",
-        "uline", "underline", "unit", "uppercase", "uppertitleback", "url", "v", "vadjust",
-        "verb", "vskip", "write", "xdef", "xspace",
+        "PackageError", "Parencite", "Parencites", "RN", "Rn", "Smartcite", "Textcite",
+        "Textcites", "U", "Verb", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull",
+        "acrlong", "acrshort", "acs", "acsp", "addbibresource", "address", "alert", "and",
+        "ang", "author", "autocap", "autocite", "autocites", "b", "begin", "bf", "bfseries",
+        "bibliography", "bibstring", "blockquote", "c", "caption", "centerline", "chapter",
+        "cite", "citealp", "citealt", "citeauthor", "citep", "cites", "citet", "citetext",
+        "citeyear", "citeyearpar", "closing", "colorbox", "d", "date", "dedication", "def",
+        "documentclass", "edef", "em", "emph", "end", "endinput", "enquote", "ensuremath",
+        "epigraph", "expandafter", "extratitle", "f", "fancybreak", "footcite", "footcites",
+        "footcitetext", "footcitetexts", "footnote", "foreignblockquote", "foreignlanguage",
+        "foreignquote", "framesubtitle", "frametitle", "frontispiece", "gdef", "global",
+        "gls", "glsdesc", "glsdescplural", "glspl", "graphicspath", "h", "hl", "href",
+        "hskip", "hyperlink", "hyperref", "hypertarget", "hyphenblockquote", "hyphenquote",
+        "ifdim", "ifstrequal", "iftoggle", "includegraphics", "includesvg", "inputminted",
+        "it", "itshape", "k", "let", "lowercase", "lowertitleback", "lstinline",
+        "lstinputlisting", "mintinline", "mkbibbold", "mkbibbrackets", "mkbibemph",
+        "mkbibitalic", "mkbibparens", "mkbibquote", "mskip", "newcommand", "newenvironment",
+        "newif", "newtheorem", "newtie", "newtoggle", "nhttfamily", "nocite", "nohyphens",
+        "nolinkurl", "num", "numlist", "numrange", "opening", "paragraph", "parbox",
+        "parencite", "parencites", "part", "passthrough", "plainbreak", "plainfancybreak",
+        "providecommand", "provideenvironment", "publishers", "r", "renewcommand",
+        "renewenvironment", "rm", "rule", "scshape", "section", "setdefaultlanguage",
+        "setmainlanguage", "signature", "sl", "slshape", "smartcite", "sout", "st",
+        "subject", "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
+        "supercites", "t", "texorpdfstring", "textbf", "textcircled", "textcite",
+        "textcites", "textcolor", "textit", "textmd", "textnhtt", "textnormal",
+        "textogonekcentered", "textrm", "textsc", "textsf", "textsl", "textsubscript",
+        "textsuperscript", "texttt", "textup", "thanks", "theoremstyle", "title",
+        "titleformat", "titlehead", "togglefalse", "toggletrue", "tt", "u", "ul", "uline",
+        "underline", "uppercase", "uppertitleback", "url", "v", "vadjust", "verb", "vskip",
+        "write", "xdef", "xspace",
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 
@@ -162,15 +161,15 @@ TEX_ONE_OPTION_COMMANDS_3 = TEX_ONE_OPTION_COMMANDS | {"caption"}
 TEX_BRACED_OPTION_COMMANDS = frozenset(
     {
         "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites", "Footcitetext",
-        "Footcitetexts", "Parencite", "Parencites", "SI", "Smartcite", "Textcite",
-        "Textcites", "addbibresource", "ang", "author", "autocite", "autocites",
-        "bibliography", "blockquote", "chapter", "cite", "citealp", "citealt", "citeauthor",
-        "citep", "cites", "citet", "citeyear", "citeyearpar", "colorbox", "footcite",
-        "footcites", "footcitetext", "footcitetexts", "footnote", "framesubtitle",
-        "frametitle", "nocite", "num", "numlist", "paragraph", "parencite", "parencites",
-        "part", "qty", "section", "setdefaultlanguage", "setmainlanguage", "signature",
-        "smartcite", "subparagraph", "subsection", "subsubsection", "supercite",
-        "supercites", "textcite", "textcites", "textcolor", "thanks", "title",
+        "Footcitetexts", "Parencite", "Parencites", "Smartcite", "Textcite", "Textcites",
+        "addbibresource", "ang", "author", "autocite", "autocites", "bibliography",
+        "blockquote", "chapter", "cite", "citealp", "citealt", "citeauthor", "citep",
+        "cites", "citet", "citeyear", "citeyearpar", "colorbox", "footcite", "footcites",
+        "footcitetext", "footcitetexts", "footnote", "framesubtitle", "frametitle",
+        "nocite", "num", "numlist", "paragraph", "parencite", "parencites", "part",
+        "section", "setdefaultlanguage", "setmainlanguage", "signature", "smartcite",
+        "subparagraph", "subsection", "subsubsection", "supercite", "supercites",
+        "textcite", "textcites", "textcolor", "thanks", "title",
     }
 )  # fmt: skip
 #: pandoc's citation commands (``\\cite*`` reads as ``\\cite``): at most two ``[..]``
@@ -237,31 +236,31 @@ TEX_GROUP_COUNTS: Mapping[str, int] = MappingProxyType(
         # one group
         **dict.fromkeys(
             (
-                "addbibresource", "ang", "author", "bibliography", "bibstring", "blockquote",
-                "chapter", "ensuremath", "fancybreak", "footnote", "framesubtitle",
-                "frametitle", "include", "includegraphics", "input", "lstinline",
-                "lstinputlisting", "newtoggle", "nolinkurl", "num", "numlist", "paragraph",
-                "part", "plainbreak", "section", "setdefaultlanguage",
-                "setmainlanguage", "si", "signature", "subfile", "subparagraph", "subsection",
+                "addbibresource", "ang", "author", "bibliography", "bibstring",
+                "blockquote", "chapter", "ensuremath", "fancybreak", "footnote",
+                "framesubtitle", "frametitle", "include", "includegraphics", "input",
+                "lstinline", "lstinputlisting", "newtoggle", "nolinkurl", "num", "numlist",
+                "paragraph", "part", "plainbreak", "section", "setdefaultlanguage",
+                "setmainlanguage", "signature", "subfile", "subparagraph", "subsection",
                 "subsubsection", "thanks", "theoremstyle", "title", "togglefalse",
-                "toggletrue", "unit", "url", "usepackage", "vadjust", "write",
+                "toggletrue", "url", "usepackage", "vadjust", "write",
             ),
             1,
         ),
         # two groups
         **dict.fromkeys(
             (
-                "SI", "SIlist", "colorbox", "epigraph", "foreignblockquote", "foreignlanguage",
+                "colorbox", "epigraph", "foreignblockquote", "foreignlanguage",
                 "foreignquote", "href", "hyperlink", "hypertarget", "hyphenblockquote",
-                "hyphenquote", "inputminted", "mintinline", "newtheorem", "numrange", "parbox",
-                "qty", "qtylist", "rule", "texorpdfstring", "textcolor",
+                "hyphenquote", "inputminted", "mintinline", "newtheorem", "numrange",
+                "parbox", "rule", "texorpdfstring", "textcolor",
             ),
             2,
         ),
         # three, four and five
         **dict.fromkeys(
             (
-                "PackageError", "SIrange", "plainfancybreak", "qtyrange",
+                "PackageError", "plainfancybreak",
             ),
             3,
         ),
@@ -285,7 +284,24 @@ TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
 #: reading fails where no group comes, so that a font switch's text ends before them
 #: (``\\bf x \\footnote y @a`` cites ``a``, ``\\bf x \\texorpdfstring y z @a`` nothing;
 #: ``\\hyperref`` takes a token after an option); 2.17, 3.6.1 and 3.9 checked.
-TEX_TOKEN_ARGUMENT_COMMANDS = frozenset({"input", "rule", "si", "texorpdfstring", "unit", "xspace"})
+TEX_TOKEN_ARGUMENT_COMMANDS = frozenset({"input", "rule", "texorpdfstring", "xspace"})
+#: siunitx's commands that end in a unit, with the number of braced numbers before it.
+#: Pandoc reads the unit by siunitx's grammar: in braces, or without them as far as the
+#: grammar goes, over white space, blank lines, ``.`` and ``~``, a part at a time (a
+#: word, a character, a group, a command with its arguments, ``^`` or ``_`` right after a
+#: part with what it raises or lowers), so that ``\\si m``, a blank line, ``@a`` cites
+#: nothing; the unit ends before a ``}``, ``#``, ``$``, ``&``, a ``^`` or ``_`` after white
+#: space, a ``{`` that never closes, a group that holds a blank line, a ``$`` that does
+#: not close or a block command, or a command whose reading fails.  A group whose content
+#: is no unit is its first part (``\\si{$x$} y @a`` cites nothing); no part at all makes
+#: the command text (``\\si $x$ @a`` cites ``a``).  2.17, 3.6.1 and 3.9 checked.
+TEX_UNIT_COMMANDS: Mapping[str, int] = MappingProxyType(
+    {"SI": 1, "SIlist": 1, "SIrange": 2, "qty": 1, "qtylist": 1, "qtyrange": 2, "si": 0, "unit": 0}
+)
+#: Those of them that take ``key=value`` options before their numbers, not any bracket
+#: (``\\SIlist[@b]{1;2} m`` is text); the others take a bracketed prefix after each
+#: number and such options before their unit.
+TEX_UNIT_KEYVAL_COMMANDS = frozenset({"SIlist", "qtylist", "si", "unit"})
 #: Commands with no number of braced arguments after which a ``{`` that never closes
 #: leaves the command raw TeX all the same (``\\Verb{x}{ y @a`` cites ``a`` alone); the
 #: font switches and ``\\endinput`` take the text after them (see
@@ -318,24 +334,24 @@ TEX_DEFINITION_COMMANDS = frozenset(
 #: makes them text there: the tables say what a paragraph holds).
 TEX_NOT_ARGUMENT_COMMANDS = frozenset(
     {
-        "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn",
-        "SIrange", "Verb", "addbibresource", "addcontentsline", "address", "addtocontents",
-        "addtocounter", "and", "author", "begin", "bibliography", "bibliographystyle",
-        "blockquote", "caption", "centerline", "chapter", "citetext", "closing", "date",
-        "dedication", "def", "documentclass", "edef", "end", "endinput", "epigraph",
-        "extratitle", "fancybreak", "foreignblockquote", "framesubtitle", "frametitle",
-        "frontispiece", "gdef", "global", "graphicspath", "hrule", "hyperdef", "hyperref",
-        "hypertarget", "hyphenblockquote", "ifdim", "ifstrequal", "iftoggle", "ignore",
-        "include", "inputminted", "item", "let", "listoffigures", "listoftables",
-        "lowertitleback", "lstinputlisting", "makeglossary", "makeindex", "maketitle",
-        "markboth", "markleft", "markright", "mintinline", "newcommand", "newenvironment",
-        "newif", "newtheorem", "numrange", "opening", "par", "paragraph", "parbox", "part",
-        "pdfannot", "pdfstringdef", "pfbreak", "plainbreak", "plainfancybreak",
-        "providecommand", "provideenvironment", "publishers", "qtyrange", "raggedright",
-        "renewcommand", "renewenvironment", "rule", "section", "setdefaultlanguage",
-        "setmainlanguage", "signature", "special", "strut", "subfile", "subject",
-        "subparagraph", "subsection", "subsubsection", "subtitle", "theoremstyle", "title",
-        "titleformat", "titlehead", "uppertitleback", "usepackage", "verb", "write", "xdef",
+        "DeclareMathOperator", "DeclareRobustCommand", "PackageError", "RN", "Rn", "Verb",
+        "addbibresource", "addcontentsline", "address", "addtocontents", "addtocounter",
+        "and", "author", "begin", "bibliography", "bibliographystyle", "blockquote",
+        "caption", "centerline", "chapter", "citetext", "closing", "date", "dedication",
+        "def", "documentclass", "edef", "end", "endinput", "epigraph", "extratitle",
+        "fancybreak", "foreignblockquote", "framesubtitle", "frametitle", "frontispiece",
+        "gdef", "global", "graphicspath", "hrule", "hyperdef", "hyperref", "hypertarget",
+        "hyphenblockquote", "ifdim", "ifstrequal", "iftoggle", "ignore", "include",
+        "inputminted", "item", "let", "listoffigures", "listoftables", "lowertitleback",
+        "lstinputlisting", "makeglossary", "makeindex", "maketitle", "markboth", "markleft",
+        "markright", "mintinline", "newcommand", "newenvironment", "newif", "newtheorem",
+        "numrange", "opening", "par", "paragraph", "parbox", "part", "pdfannot",
+        "pdfstringdef", "pfbreak", "plainbreak", "plainfancybreak", "providecommand",
+        "provideenvironment", "publishers", "raggedright", "renewcommand",
+        "renewenvironment", "rule", "section", "setdefaultlanguage", "setmainlanguage",
+        "signature", "special", "strut", "subfile", "subject", "subparagraph", "subsection",
+        "subsubsection", "subtitle", "theoremstyle", "title", "titleformat", "titlehead",
+        "uppertitleback", "usepackage", "verb", "write", "xdef",
     }
 )  # fmt: skip
 #: and those pandoc 3 does not take either (3.6.1 and 3.9 checked)
@@ -354,18 +370,17 @@ TEX_NO_OPTION_COMMANDS = frozenset(
     {
         "Ac", "Acf", "Acfp", "Acl", "Aclp", "Acp", "Acrfull", "Acrlong", "Acrshort", "Acs",
         "Acsp", "DeclareMathOperator", "DeclareRobustCommand", "GLSdesc", "GLSdescplural",
-        "Gls", "Glsdesc", "Glsdescplural", "Glspl", "PackageError", "RN", "Rn", "SIlist",
-        "SIrange", "Verb", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong",
-        "acrshort", "acs", "acsp", "and", "begin", "bibstring", "citetext", "def", "edef",
-        "end", "ensuremath", "epigraph", "fancybreak", "foreignblockquote",
-        "foreignlanguage", "foreignquote", "gdef", "global", "gls", "glsdesc",
-        "glsdescplural", "glspl", "graphicspath", "href", "hyperlink", "hypertarget",
-        "hyphenblockquote", "hyphenquote", "ifdim", "iftoggle", "includegraphics",
-        "inputminted", "let", "lstinputlisting", "mintinline", "newcommand",
-        "newenvironment", "newif", "newtheorem", "newtoggle", "nolinkurl", "numrange",
-        "parbox", "plainbreak", "plainfancybreak", "providecommand", "provideenvironment",
-        "qtylist", "qtyrange", "renewcommand", "renewenvironment", "theoremstyle",
-        "titleformat", "togglefalse", "toggletrue", "url", "write", "xdef",
+        "Gls", "Glsdesc", "Glsdescplural", "Glspl", "PackageError", "RN", "Rn", "Verb",
+        "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong", "acrshort", "acs",
+        "acsp", "and", "begin", "bibstring", "citetext", "def", "edef", "end", "ensuremath",
+        "epigraph", "fancybreak", "foreignblockquote", "foreignlanguage", "foreignquote",
+        "gdef", "global", "gls", "glsdesc", "glsdescplural", "glspl", "graphicspath",
+        "href", "hyperlink", "hypertarget", "hyphenblockquote", "hyphenquote", "ifdim",
+        "iftoggle", "includegraphics", "inputminted", "let", "lstinputlisting",
+        "mintinline", "newcommand", "newenvironment", "newif", "newtheorem", "newtoggle",
+        "nolinkurl", "numrange", "parbox", "plainbreak", "plainfancybreak",
+        "providecommand", "provideenvironment", "renewcommand", "renewenvironment",
+        "theoremstyle", "titleformat", "togglefalse", "toggletrue", "url", "write", "xdef",
     }
 )  # fmt: skip
 #: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (3.6.1 reads
@@ -379,8 +394,8 @@ TEX_NO_OPTION_COMMANDS_3_9 = TEX_NO_OPTION_COMMANDS_3 | {"xspace"}
 #: and some ninety more were tried in pandoc 2.17, 3.6.1 and 3.9 (``x \\name[@a]{ y``).
 TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS = frozenset(
     {
-        "bf", "bfseries", "em", "endinput", "it", "itshape", "rm", "scshape", "si", "sl",
-        "slshape", "texorpdfstring", "tt", "unit",
+        "bf", "bfseries", "em", "endinput", "it", "itshape", "rm", "scshape", "sl",
+        "slshape", "texorpdfstring", "tt",
     }
 )  # fmt: skip
 #: and those pandoc 3.9 reads so (2.17 and 3.6.1 make ``\\ifstrequal[@a]{ y`` text)
@@ -461,4 +476,6 @@ __all__ = [
     "TEX_UNCLOSED_AFTER_GROUPS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
+    "TEX_UNIT_COMMANDS",
+    "TEX_UNIT_KEYVAL_COMMANDS",
 ]
