@@ -33,6 +33,12 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "font switches on one line": lambda n: "\\bf y " * n,
     "font switches in groups": lambda n: "{\\bf y} " * n,
     "a font switch's text of commands": lambda n: "\\bf " + "\\foo{y} " * n,
+    "units without braces by lines": lambda n: "\\si m\n" * n,
+    "units and switches over blank lines": lambda n: "\\si m \\bf y\n\n" * (n // 2),
+    "braces read as text, failing inside": lambda n: "\\href{u}{\\footnote{\\gls}} " * (n // 3),
+    "braces read as text, of commands": lambda n: (
+        ("\\emph{" + "\\textbf{y} " * 50 + "} ") * (n // 50)
+    ),
 }
 
 

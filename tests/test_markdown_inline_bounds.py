@@ -185,3 +185,24 @@ def test_units_without_braces_are_read_once(text: str, cited: list[str]) -> None
     doc = parse_markdown(P, text + "\n\n# H\n\n[@k]\n")
     assert time.process_time() - t0 < 8
     assert [c.key for c in doc.citations] == [*cited, "k"]
+
+
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [
+        ("x " + "\\emph{y} \\textbf{@a \\gls} " * 20_000, ["a"] * 20_000),
+        ("x " + "\\href{u}{\\footnote{@a\\gls}} " * 20_000, ["a"] * 20_000),
+        ("x " + "\\emph{y $ @a} " * 20_000, ["a"] * 20_000),
+        ("x \\emph{" + "\\textbf{y} " * 1_500 + "@a}", []),  # within the longest group read
+    ],
+    ids=["failing commands", "failing in failing", "dollars left open", "in one group"],
+)
+def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
+    """The braces pandoc reads as inline text or as blocks (``\\textbf{..}``,
+    ``\\footnote{..}``) are read through for what fails there, each command in them read
+    once: a command whose reading failed is text, and read again from where it starts,
+    its braces' answer remembered."""
+    t0 = time.process_time()
+    doc = parse_markdown(P, text + "\n\n# H\n\n[@k]\n")
+    assert time.process_time() - t0 < 8
+    assert [c.key for c in doc.citations] == [*cited, "k"]

@@ -21,6 +21,7 @@ import differential
 from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.parsing.pandoc_tex import (
+    TEX_ARGUMENT_MODES,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_DECLARATION_COMMANDS,
@@ -633,6 +634,25 @@ ALIKE = [
     "x \\si[@a4] m @a5\n\nx \\si \\kilo\\metre @a6\n\nx \\emph \\si m @a7\n\n"
     "x \\bf y \\si m\n\nz @a8\n\nx \\emph % @a10\n\\SIrange{1}{2}{m} y\n\n"
     "[@b7 \\si m; @a9]\n",
+    # the braces pandoc reads as inline text: a block command, a command whose reading
+    # fails or a "$" left open makes the command text
+    "".join(
+        f"x \\{name}{{@a{i}\\par}} y\n\nx \\{name}{{@b{i}\\gls}} y\n\nx \\{name}{{@c{i} $ d}} y\n\n"
+        for i, name in enumerate(sorted(TEX_NO_BLANK_LINE_COMMANDS))
+    ),
+    # those it reads otherwise, argument by argument: as inline text, as blocks (a blank
+    # line and a block command are read there), or passed on whole
+    "".join(
+        f"x \\{name}"
+        + "".join(f"{{@{p}{i}x{j}{inner}}}" if j == k else "{x}" for j in range(len(modes)))
+        + " y\n\n"
+        for i, (name, modes) in enumerate(sorted(TEX_ARGUMENT_MODES.items()))
+        for k in range(len(modes))
+        for p, inner in (("a", "\\par"), ("b", "\\gls"), ("c", " $ d"), ("d", "\n\ne"))
+    ),
+    # and in a font switch's text, a group, a unit's part, other braces
+    "x \\bf y {@a1\\par} z\n\nx \\emph{y {@a2 \\gls}} z\n\nx \\emph{y \\footnote{@a3\\gls}} z\n\n"
+    "x \\emph{y \\foo{@b1\\gls}} z\n\nx \\footnote{@b2 \\par z}\n\nx \\si{@a4\\gls}\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

@@ -18,6 +18,7 @@ from citewarden.model import (
     Span,
 )
 from citewarden.parsing.pandoc_tex import (
+    TEX_ARGUMENT_MODES,
     TEX_AT_AFTER_SPACE_COMMANDS_3_9,
     TEX_AT_ARGUMENT_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
@@ -777,9 +778,6 @@ _UNIT_PLAIN = re.compile(r"[^\s.~\\{}$#&^_%]++")
 #: a unit's options: ``key=value`` pairs, a value in braces or up to a ``,`` (pandoc's
 #: ``keyvals``; ``[@a]`` is none)
 _UNIT_KEYVALS = re.compile(r"\[(?:\s*+[\w-]++\s*+(?:=\s*+(?:\{[^{}]*+\}|[^\],{}])++)?+,?+\s*+)*+\]")
-#: what a group read as inline text holds of note: commands (a block command fails its
-#: reading), ``$`` (one left open does), comments
-_INLINE_GROUP_TOKENS = re.compile(r"\\(?:[^\W\d_]++|.)|\$|%[^\n]*+", re.DOTALL)
 #: Longest raw TeX environment, argument or ``\verb`` read, in characters.
 _MAX_RAW_TEX = 20_000
 #: Commands read as arguments of commands read as arguments, at most (``\\emph \\emph
@@ -811,7 +809,6 @@ class _RawTex:
     without arguments (``\\verb``, read from each, is charged to the same budget)."""
 
     __slots__ = (
-        "_argument_ends",
         "_at_after_space_commands",
         "_blank_lines",
         "_brackets",
@@ -821,6 +818,7 @@ class _RawTex:
         "_cut",
         "_declaration_ends",
         "_dimension_commands",
+        "_ends",
         "_expand_words",
         "_group_counts",
         "_group_from",
@@ -834,6 +832,7 @@ class _RawTex:
         "_parsed_commands",
         "_reading_fails",
         "_text",
+        "_texts_read",
         "_too_deep",
         "_unclosed_after_arguments",
         "_unclosed_raw_commands",
@@ -930,15 +929,17 @@ class _RawTex:
         self._nested = 0
         #: units nested too deep were met: every reading they are in ends there
         self._too_deep = False
+        #: (start, stop, blocks) of braced arguments -> whether pandoc reads them as text
+        self._texts_read: dict[tuple[int, int, bool], bool] = {}
         #: (offset, cut) after a font switch's name -> where the text it takes ends
         self._declaration_ends: dict[tuple[int, int], int] = {}
         #: the blank lines, where that text ends at the latest
         self._blank_lines = _Next(text, _BLANK_LINE)
-        #: (offset, cut) of a command read as another's argument -> where it ends, and
-        #: whether a brace that never closes follows it where it reads arguments or a group
-        #: it takes first is missing (it is then no argument), so that a chain of them
-        #: asked command by command is read once
-        self._argument_ends: dict[tuple[int, int], tuple[int, bool]] = {}
+        #: (offset, cut) of a command read -> where it ends, whether a group it takes first
+        #: is missing and whether a brace that never closes follows its arguments (it is
+        #: then no argument of another), so that a command read as another's argument, in
+        #: braces read as text, or a chain of them asked command by command, is read once
+        self._ends: dict[tuple[int, int], tuple[int, bool, bool]] = {}
         #: (offset, cut) after the name of a command that ends in a unit -> where it ends,
         #: and whether its reading fails (a chain of units asked line by line is read once)
         self._unit_ends: dict[tuple[int, int], tuple[int, bool]] = {}
@@ -947,14 +948,23 @@ class _RawTex:
         """``text[i:]`` is ``\\name``: the offset after the command and its arguments,
         which pandoc reads as raw TeX, not as text; none goes on past ``cut`` (-1: the
         end), where pandoc reads the text that follows apart."""
-        text = self._text
-        self._cut = cut if cut >= 0 else len(text)
-        self._group_missing = False
+        self._cut = cut if cut >= 0 else len(self._text)
         if self._nested == 0:
             self._too_deep = False
-        known = self._argument_ends.get((i, self._cut))
-        if known is not None:
-            return known[0]
+        key = (i, self._cut)
+        known = self._ends.get(key)
+        if known is None:
+            self._group_missing = False
+            self._unclosed_after_arguments = False
+            known = (self._read_end(i), self._group_missing, self._unclosed_after_arguments)
+            self._ends[key] = known
+            self._cut = key[1]
+        stop, self._group_missing, self._unclosed_after_arguments = known
+        return stop
+
+    def _read_end(self, i: int) -> int:
+        """:meth:`end` read from the text."""
+        text = self._text
         m = self._command.match(text, i)
         if m is None:
             return i + 1
@@ -974,13 +984,101 @@ class _RawTex:
             self._group_missing = True  # no key list: "\\bf x \\cite y @a" cites a
         if self._reading_fails:
             return i + 1  # pandoc's reading of its arguments fails: "\\cite[@a]{ y" cites a
-        if (
-            name in self._no_blank_line_commands
-            and 0 <= self._group_from < stop
-            and _BLANK_LINE.search(text, self._group_from, stop)
-        ):
+        if 0 <= self._group_from < stop and not self._arguments_read(name, stop):
             return i + 1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line ...
         return stop
+
+    def _arguments_read(self, name: str, stop: int) -> bool:
+        """Whether pandoc reads the braced arguments of ``name`` (from ``_group_from`` to
+        ``stop``) as it reads them: as inline text or as blocks (see
+        :data:`TEX_NO_BLANK_LINE_COMMANDS`, :data:`TEX_ARGUMENT_MODES`)."""
+        modes = TEX_ARGUMENT_MODES.get(name, "")
+        groups: list[tuple[int, int]] = []
+        start = self._group_from
+        while len(groups) < len(modes) and self._opens(start):
+            close = self._closed(_TEX_GROUP, start)
+            if not 0 <= close <= stop:
+                break
+            groups.append((start, close))
+            start = close
+        if modes and len(groups) == len(modes):
+            return all(
+                self._reads_as_text(open_at, close, blocks=mode == "b")
+                for mode, (open_at, close) in zip(modes, groups, strict=True)
+                if mode != "-"
+            )
+        if name in self._no_blank_line_commands:  # "\\foreignblockquote{a", a blank line
+            return self._reads_as_text(self._group_from, stop, blocks=False)
+        return True
+
+    def _reads_as_text(self, start: int, stop: int, blocks: bool) -> bool:
+        """Whether pandoc's LaTeX reader reads the groups ``text[start:stop]`` to their end
+        as inline text (``blocks``: as paragraphs): no blank line (but in blocks), no block
+        command (but in blocks), no ``$`` left open, no command whose reading fails."""
+        key = (start, stop, blocks)
+        known = self._texts_read.get(key)
+        if known is None:
+            flags = (
+                self._group_from,
+                self._reading_fails,
+                self._unclosed_after_arguments,
+                self._group_missing,
+            )
+            known = (blocks or not _BLANK_LINE.search(self._text, start, stop)) and (
+                self._text_read(start, stop, blocks)
+            )
+            (
+                self._group_from,
+                self._reading_fails,
+                self._unclosed_after_arguments,
+                self._group_missing,
+            ) = flags
+            self._texts_read[key] = known
+        return known
+
+    def _text_read(self, start: int, stop: int, blocks: bool) -> bool:
+        """:meth:`_reads_as_text` read from the text, its commands each read once (those
+        nested too deep are taken as read)."""
+        text = self._text
+        cut = self._cut
+        at = start
+        while (m := _DECLARATION_TOKENS.search(text, at, stop)) is not None:
+            k = m.start()
+            at = m.end()
+            if text[k] == "$":
+                math = _MATH_CLOSE.search(text, k + 1, stop)
+                if math is None:
+                    return False  # "\\emph{@a $ b}" cites a
+                at = math.end()
+                continue
+            command = self._command.match(text, k, stop) if text[k] == "\\" else None
+            if command is None:  # a brace, a comment, an escaped character
+                at = k + 2 if text[k] == "\\" else at
+                continue
+            name = command.group(1)
+            at = command.end()
+            if name in TEX_DECLARATION_STOP_COMMANDS:
+                if not blocks:
+                    return False  # "\\section{@a\\par}" cites a
+                continue
+            if (
+                name in TEX_DEFINITION_COMMANDS
+                or name in TEX_DECLARATION_COMMANDS
+                or name == "endinput"
+                or self._nested >= _MAX_NESTED_COMMANDS
+            ):
+                continue  # read on, as a font switch's text is
+            self._nested += 1
+            try:
+                after = self.end(k, cut)
+                failed = after == k + 1 or self._group_missing
+            finally:
+                self._nested -= 1
+                self._cut = cut
+            if failed:
+                return False  # "\\textbf{@a\\gls}" cites a
+            at = max(at, min(after, stop))
+        return True
 
     def _clear_command_flags(self) -> None:
         """Forget what the reading of the command read last found of its arguments (where
@@ -1131,8 +1229,8 @@ class _RawTex:
                 break
             if c == "{":
                 close = self._closed(_TEX_GROUP, k) if self._budget >= 0 else -1
-                if close < 0 or close > stop:
-                    end = k
+                if close < 0 or close > stop or not self._reads_as_text(k, close, False):
+                    end = k  # "\\bf x {@a\\par} y" cites a
                     break
                 at = close
                 continue
@@ -1276,18 +1374,8 @@ class _RawTex:
         """The offset after the group opening at ``k`` if pandoc reads it as inline text
         (it closes, and holds no blank line, no ``$`` left open, no block command), or
         -1."""
-        text = self._text
         close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
-        if close < 0 or _BLANK_LINE.search(text, k, close):
-            return -1
-        math = False
-        for m in _INLINE_GROUP_TOKENS.finditer(text, k + 1, close - 1):
-            token = m.group()
-            if token == "$":
-                math = not math
-            elif token[1:] in TEX_DECLARATION_STOP_COMMANDS:
-                return -1
-        return -1 if math else close
+        return close if close >= 0 and self._reads_as_text(k, close, False) else -1
 
     def _unit_command(self, k: int) -> int:
         """The offset after the command at ``k`` read as a part of a unit, or -1 where
@@ -1328,18 +1416,12 @@ class _RawTex:
         if m is None or m.group(1) in self._not_argument_commands:
             return k + 1
         cut = self._cut
-        known = self._argument_ends.get((k, cut))
-        if known is None:
-            self._nested += 1
-            try:
-                known = (
-                    self.end(k, cut),
-                    self._unclosed_after_arguments or self._group_missing,
-                )
-            finally:
-                self._nested -= 1
-            self._argument_ends[k, cut] = known
-        stop, unclosed = known
+        self._nested += 1
+        try:
+            stop = self.end(k, cut)
+            unclosed = self._unclosed_after_arguments or self._group_missing
+        finally:
+            self._nested -= 1
         self._cut = cut
         self._clear_command_flags()
         return k + 1 if unclosed else stop

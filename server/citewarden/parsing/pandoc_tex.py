@@ -412,7 +412,10 @@ TEX_NO_CHARACTER_AFTER_OPTIONS = frozenset("#}~$&^_")
 #: pandoc passes an unknown command's arguments on whole, as it does ``\\footnote``'s,
 #: ``\\label``'s, ``\\mbox``'s ...).  Every command of the other tables and some forty
 #: more were tried in pandoc 2.17, 3.6.1 and 3.9 (``x \\name{a @k}`` raw TeX, ``x \\name{a``,
-#: a blank line, ``@k}`` text).
+#: a blank line, ``@k}`` text).  A block command in them (``\\section{@a\\par}``), a
+#: command whose reading fails (``\\textbf{@a\\gls}``, ``\\emph{\\footnote{@a\\gls}}``)
+#: or a ``$`` left open makes the command text too (the citation commands' key lists
+#: fail on any of these already); 2.17, 3.6.1 and 3.9 checked.
 TEX_NO_BLANK_LINE_COMMANDS = frozenset(
     {
         "Autocite", "Autocites", "Cite", "Cites", "Footcite", "Footcites", "Footcitetext",
@@ -437,12 +440,31 @@ TEX_NO_BLANK_LINE_COMMANDS = frozenset(
         "v",
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
+#: How pandoc reads the braced arguments of other commands it knows, one letter for each
+#: in turn: ``i`` as inline text (as those above), ``b`` as blocks (paragraphs: a blank
+#: line or a block command in them is read, a command whose reading fails or a ``$`` left
+#: open makes the command text: ``\\footnote{@a\\gls}`` cites ``a``), ``-`` passed on
+#: whole (a URL, a colour); each command tried in 2.17, 3.6.1 and 3.9, which read these
+#: alike, with ``\\par``, ``\\gls``, ``$`` and a blank line in each of its arguments.
+#: Read with fewer groups than letters, ``\\foreignblockquote`` and ``\\hyphenblockquote``
+#: fail as :data:`TEX_NO_BLANK_LINE_COMMANDS` say (``\\foreignblockquote{a``, a blank line,
+#: ``@k}`` cites ``k``, ``\\foreignblockquote{a``, a blank line, ``@k}{x}`` nothing).
+TEX_ARGUMENT_MODES: Mapping[str, str] = MappingProxyType(
+    {
+        "author": "b", "blockquote": "b", "colorbox": "-b", "epigraph": "bb",
+        "footnote": "b", "foreignblockquote": "-b", "foreignlanguage": "-i",
+        "foreignquote": "-i", "href": "-i", "hyperlink": "-i", "hypertarget": "-b",
+        "hyphenblockquote": "-b", "hyphenquote": "-i", "parbox": "-b", "signature": "b",
+        "texorpdfstring": "ii", "textcolor": "-b", "thanks": "b", "title": "b",
+    }
+)  # fmt: skip
 #: and those pandoc 3 reads so (3.6.1 and 3.9; 2.17 passes them on whole)
 TEX_NO_BLANK_LINE_COMMANDS_3 = TEX_NO_BLANK_LINE_COMMANDS | {"hl", "st"}
 #: and those pandoc 3.9 reads so (3.6.1 passes it on whole; 3.8 not run)
 TEX_NO_BLANK_LINE_COMMANDS_3_9 = TEX_NO_BLANK_LINE_COMMANDS_3 | {"xspace"}
 
 __all__ = [
+    "TEX_ARGUMENT_MODES",
     "TEX_AT_AFTER_SPACE_COMMANDS_3_9",
     "TEX_AT_ARGUMENT_COMMANDS",
     "TEX_BRACED_OPTION_COMMANDS",
