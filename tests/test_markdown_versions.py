@@ -27,12 +27,14 @@ from citewarden.parsing.pandoc_tex import (
     TEX_DECLARATION_COMMANDS,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3_9,
+    TEX_GROUPS_ONLY_COMMANDS,
     TEX_LANGUAGE_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_BLANK_LINE_COMMANDS,
     TEX_NO_OPTION_COMMANDS,
     TEX_NOT_ARGUMENT_COMMANDS,
     TEX_PARSED_COMMANDS,
+    TEX_TOKEN_LATER_ARGUMENT_COMMANDS,
     TEX_UNIT_COMMANDS,
 )
 from citewarden.project import Workspace
@@ -653,6 +655,27 @@ ALIKE = [
     # and in a font switch's text, a group, a unit's part, other braces
     "x \\bf y {@a1\\par} z\n\nx \\emph{y {@a2 \\gls}} z\n\nx \\emph{y \\footnote{@a3\\gls}} z\n\n"
     "x \\emph{y \\foo{@b1\\gls}} z\n\nx \\footnote{@b2 \\par z}\n\nx \\si{@a4\\gls}\n",
+    # code between delimiters is raw TeX (lstinline's and mintinline's over line breaks)
+    "x \\lstinline|@a1| y, \\lstinline[language=C]|@a2| and \\lstinline{@a3} z\n\n"
+    "x \\Verb|@a4| y \\verb*|@a5| and \\mintinline{py}|@a6|, \\mintinline[x]{py}{@a7}\n\n"
+    "x \\mintinline{py} |@b1| y\n\nx \\mintinline{py}|@b2 y\n\nx \\verb|@b3\n| y\n\n"
+    "x \\lstinline[@b4]|@b5| y\n",
+    # commands whose later arguments may be tokens take one there, past white space and
+    # blank lines; at a "}" or the end their reading fails
+    "".join(
+        f"x \\{name}" + "{x}" * (TEX_GROUP_COUNTS_3_9[name] - 1) + f"@a{i} y\n\n"
+        f"x \\{name}{{x}}\n\n@b{i} y\n\nx {{\\{name}{{@c{i}}}}} y\n\n"
+        for i, name in enumerate(sorted(TEX_TOKEN_LATER_ARGUMENT_COMMANDS))
+    )
+    + "x \\href{@d1}",
+    # those that take groups only fail with fewer
+    "".join(
+        f"x \\{name}{{@a{i}}}@b{i} y\n\n" for i, name in enumerate(sorted(TEX_GROUPS_ONLY_COMMANDS))
+    ),
+    # a command that takes a character and has none, or \\hskip no dimension, fails in
+    # braces read as text
+    "x \\emph{y \\emph} @a1\n\nx \\textbf{@a2 \\textgerman}\n\nx \\caption{@a3\\emph}\n\n"
+    "x \\textbf{@a4\\hskip} y\n\nx \\bf\\hskip{z}@a5\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

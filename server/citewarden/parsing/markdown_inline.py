@@ -34,6 +34,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3,
     TEX_GROUP_COUNTS_3_9,
+    TEX_GROUPS_ONLY_COMMANDS,
+    TEX_INLINE_CODE_COMMANDS,
     TEX_MULTI_CITATION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
@@ -54,7 +56,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_PARSED_COMMANDS_3,
     TEX_TEXT_COMMANDS,
     TEX_TOKEN_ARGUMENT_COMMANDS,
-    TEX_UNCLOSED_AFTER_GROUPS_COMMANDS,
+    TEX_TOKEN_LATER_ARGUMENT_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
     TEX_UNIT_COMMANDS,
@@ -765,8 +767,8 @@ _TEX_CITATION_KEYS = re.compile(
 )
 #: a line of white space alone (pandoc's LaTeX reader ends a paragraph there)
 _BLANK_LINE = re.compile(r"\n[ \t\r]*+\n")
-#: ``\verb``'s delimiter: the first character after it that is no letter, digit or space
-_VERB_DELIMITER = re.compile(r"[ \t]*+([^\sA-Za-z0-9])")
+#: spaces on a line
+_TEX_INLINE_SPACE = re.compile(r"[ \t]*+")
 #: what ends or is passed over in the text a font switch takes
 #: (:meth:`_RawTex._declaration_end`)
 _DECLARATION_TOKENS = re.compile(r"[\\{}$]|%[^\n]*+")
@@ -912,8 +914,9 @@ class _RawTex:
             if expand_words
             else TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS
         )
-        #: the command read last takes a group first and none comes (its reading fails
-        #: where pandoc reads it as inline text: in what a font switch takes)
+        #: the command read last takes a group first and none comes, or another argument
+        #: it does not find (its reading fails where pandoc reads it as inline text: in
+        #: what a font switch takes, in braces read as text)
         self._group_missing = False
         #: where the braced arguments of the command read last begin (-1: none)
         self._group_from = -1
@@ -992,23 +995,16 @@ class _RawTex:
         """Whether pandoc reads the braced arguments of ``name`` (from ``_group_from`` to
         ``stop``) as it reads them: as inline text or as blocks (see
         :data:`TEX_NO_BLANK_LINE_COMMANDS`, :data:`TEX_ARGUMENT_MODES`)."""
-        modes = TEX_ARGUMENT_MODES.get(name, "")
-        groups: list[tuple[int, int]] = []
         start = self._group_from
-        while len(groups) < len(modes) and self._opens(start):
-            close = self._closed(_TEX_GROUP, start)
+        if name in self._no_blank_line_commands:
+            return self._reads_as_text(start, stop, blocks=False)
+        for mode in TEX_ARGUMENT_MODES.get(name, ""):
+            close = self._closed(_TEX_GROUP, start) if self._opens(start) else -1
             if not 0 <= close <= stop:
                 break
-            groups.append((start, close))
+            if mode != "-" and not self._reads_as_text(start, close, blocks=mode == "b"):
+                return False
             start = close
-        if modes and len(groups) == len(modes):
-            return all(
-                self._reads_as_text(open_at, close, blocks=mode == "b")
-                for mode, (open_at, close) in zip(modes, groups, strict=True)
-                if mode != "-"
-            )
-        if name in self._no_blank_line_commands:  # "\\foreignblockquote{a", a blank line
-            return self._reads_as_text(self._group_from, stop, blocks=False)
         return True
 
     def _reads_as_text(self, start: int, stop: int, blocks: bool) -> bool:
@@ -1126,6 +1122,10 @@ class _RawTex:
             return self._cut
         if name in TEX_UNIT_COMMANDS:  # "\\si m @a" cites nothing
             return self._unit_command_end(name, pos)
+        if name in TEX_INLINE_CODE_COMMANDS:  # "\\lstinline|@a|" cites nothing
+            end = self._inline_code_end(name, pos)
+            self._reading_fails = end < 0
+            return pos if end < 0 else end
         if (
             text[pos : pos + 1] == "@"
             and name in TEX_AT_ARGUMENT_COMMANDS
@@ -1162,6 +1162,9 @@ class _RawTex:
                     return close
             if pos > name_end and self._no_character(pos):
                 return name_end  # "\\caption [@a]" at the end: its bracket is text
+            if k >= self._cut or text[k] == "}":  # nothing to take: "\\emph{x \\emph} @a"
+                self._group_missing = True
+                return pos
         if name in TEX_BRACED_OPTION_COMMANDS:
             after = self._options_end(pos)
             if after > pos and text[after : after + 1] != "{":
@@ -1174,10 +1177,10 @@ class _RawTex:
                 close = text.find("\\end{" + env.group(1) + "}", pos, limit)
                 if close >= 0:
                     return close + len(env.group(1)) + 6
-        if name == "verb":
-            return self._verb_end(pos)
         if name in self._dimension_commands:  # "\\hskip [@a]" cites a
-            return self._dimension_end(pos)
+            end = self._dimension_end(pos)
+            self._group_missing = end == pos  # no dimension: "\\bf x \\hskip @a" cites a
+            return end
         if name not in self._no_option_commands:  # "\\href[@a]{b}": its bracket is text
             after = self._options_end(pos)
             if after > start and name not in self._unclosed_raw_commands:
@@ -1194,12 +1197,17 @@ class _RawTex:
             and not (name == "hyperref" and pos > start)  # "\\hyperref[x] y": a token
         )
         self._unclosed_after_arguments = self._opens_unclosed(stop)
-        if (
-            self._unclosed_after_arguments
-            and read > 0
-            and read != count
-            and name not in TEX_UNCLOSED_AFTER_GROUPS_COMMANDS
-        ):
+        if 0 < read < count and name in TEX_TOKEN_LATER_ARGUMENT_COMMANDS:
+            for _ in range(count - read):  # "\\href{x}@a": "@" is its second argument
+                after = self._token_end(stop)
+                if after < 0:  # "\\href{@a}" at the end cites a
+                    self._reading_fails = True
+                    break
+                stop = after
+            return stop
+        if 0 < read < count and name in TEX_GROUPS_ONLY_COMMANDS:
+            self._reading_fails = True  # "\\parbox{x}@a" cites a
+        if self._unclosed_after_arguments and read > 0 and read != count:
             self._reading_fails = True  # "\\foo{@a}{ y", "\\href{x}{ y @a" cite a
         return stop  # "\\href{x}{y}{@a}": "{@a}" is text
 
@@ -1341,13 +1349,13 @@ class _RawTex:
         while (k := _UNIT_SKIP.match(text, at).end()) < cut:  # type: ignore[union-attr]
             c = text[k]
             if c in "^_":  # "m^2": what it raises belongs to the part right before it
-                after = self._unit_token_end(k + 1) if k == end else -1
+                after = self._token_end(k + 1) if k == end else -1
             elif c in "}#$&":
                 break
             elif c == "{":
                 after = self._inline_group_end(k)
             elif c == "\\":
-                after = self._unit_command(k)
+                after = self._inline_command_end(k)
             else:
                 after = _UNIT_PLAIN.match(text, k).end()  # type: ignore[union-attr]
             if after < 0:
@@ -1357,9 +1365,10 @@ class _RawTex:
                 break
         return end
 
-    def _unit_token_end(self, pos: int) -> int:
-        """The offset after what pandoc reads as one token from ``pos`` on, past white
-        space: a group, a command, a character that is not special; or -1."""
+    def _token_end(self, pos: int) -> int:
+        """The offset after what pandoc reads as one token from ``pos`` on (its ``tok``),
+        past white space, blank lines and comments: a group read as text, a command with
+        its arguments, a character that is not special; or -1."""
         text = self._text
         k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
         if k >= self._cut or text[k] in "#$%&~_^}":
@@ -1367,7 +1376,7 @@ class _RawTex:
         if text[k] == "{":
             return self._inline_group_end(k)
         if text[k] == "\\":
-            return self._unit_command(k)
+            return self._inline_command_end(k)
         return k + 1
 
     def _inline_group_end(self, k: int) -> int:
@@ -1377,10 +1386,10 @@ class _RawTex:
         close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
         return close if close >= 0 and self._reads_as_text(k, close, False) else -1
 
-    def _unit_command(self, k: int) -> int:
-        """The offset after the command at ``k`` read as a part of a unit, or -1 where
-        it ends the unit (a block command, one whose reading fails, commands nested too
-        deep)."""
+    def _inline_command_end(self, k: int) -> int:
+        """The offset after the command at ``k`` read as inline text (a part of a unit, a
+        token), or -1 where it is none (a block command, one whose reading fails, units
+        nested too deep)."""
         text = self._text
         cut = self._cut
         m = self._command.match(text, k, cut)
@@ -1554,17 +1563,27 @@ class _RawTex:
             pos = _TEX_SPACE.match(text, close).end()  # type: ignore[union-attr]
         return pos
 
-    def _verb_end(self, pos: int) -> int:
-        """After ``\\verb``: the offset after its closing delimiter, on the same line."""
+    def _inline_code_end(self, name: str, pos: int) -> int:
+        """After ``\\verb``, ``\\Verb``, ``\\lstinline`` or ``\\mintinline`` (its name and
+        the white space after it end at ``pos``): the offset after its code, from a
+        delimiter to the same one (from ``{`` to ``}``), or -1 where there is none
+        (:data:`TEX_INLINE_CODE_COMMANDS`)."""
         text = self._text
-        d = _VERB_DELIMITER.match(text, pos)
-        if d is None:
-            return pos
-        limit = min(len(text), d.end() + _MAX_RAW_TEX)
-        close = text.find(d.group(1), d.end(), limit)
-        line_end = text.find("\n", d.end(), limit if close < 0 else close)
+        if name == "lstinline":
+            pos = _TEX_INLINE_SPACE.match(text, self._keyvals_end(pos)).end()  # type: ignore[union-attr]
+        elif name == "mintinline":  # its options and language, then the delimiter at once
+            k = _TEX_SPACE.match(text, self._options_end(pos)).end()  # type: ignore[union-attr]
+            pos = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+        if not 0 <= pos < len(text) or text[pos].isalnum() or text[pos] in " \t\r\n\\%":
+            return -1
+        stop = "}" if text[pos] == "{" else text[pos]
+        limit = min(len(text), pos + 1 + _MAX_RAW_TEX)
+        close = text.find(stop, pos + 1, limit)
         self._budget -= (limit if close < 0 else close) - pos
-        return close + 1 if close >= 0 and line_end < 0 else pos
+        if name in ("lstinline", "mintinline"):  # their code goes on over line breaks
+            return close + 1 if close >= 0 else -1
+        line_end = text.find("\n", pos + 1, limit if close < 0 else close)
+        return close + 1 if close >= 0 and line_end < 0 else -1
 
     def _closed(self, tokens: re.Pattern[str], i: int) -> int:
         """``text[i]`` opens a ``{..}`` (``tokens``: ``_TEX_GROUP``) or ``[..]`` argument

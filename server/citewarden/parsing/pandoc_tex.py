@@ -77,9 +77,9 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
         "G", "GLSdesc", "GLSdescplural", "Gls", "Glsdesc", "Glsdescplural", "Glspl", "H",
         "MakeLowercase", "MakeTextLowercase", "MakeTextUppercase", "MakeUppercase",
         "PackageError", "Parencite", "Parencites", "RN", "Rn", "Smartcite", "Textcite",
-        "Textcites", "U", "Verb", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull",
-        "acrlong", "acrshort", "acs", "acsp", "addbibresource", "address", "alert", "and",
-        "ang", "author", "autocap", "autocite", "autocites", "b", "begin", "bf", "bfseries",
+        "Textcites", "U", "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong",
+        "acrshort", "acs", "acsp", "addbibresource", "address", "alert", "and", "ang",
+        "author", "autocap", "autocite", "autocites", "b", "begin", "bf", "bfseries",
         "bibliography", "bibstring", "blockquote", "c", "caption", "centerline", "chapter",
         "cite", "citealp", "citealt", "citeauthor", "citep", "cites", "citet", "citetext",
         "citeyear", "citeyearpar", "closing", "colorbox", "d", "date", "dedication", "def",
@@ -90,23 +90,22 @@ TEX_AT_ARGUMENT_COMMANDS = frozenset(
         "gls", "glsdesc", "glsdescplural", "glspl", "graphicspath", "h", "hl", "href",
         "hskip", "hyperlink", "hyperref", "hypertarget", "hyphenblockquote", "hyphenquote",
         "ifdim", "ifstrequal", "iftoggle", "includegraphics", "includesvg", "inputminted",
-        "it", "itshape", "k", "let", "lowercase", "lowertitleback", "lstinline",
-        "lstinputlisting", "mintinline", "mkbibbold", "mkbibbrackets", "mkbibemph",
-        "mkbibitalic", "mkbibparens", "mkbibquote", "mskip", "newcommand", "newenvironment",
-        "newif", "newtheorem", "newtie", "newtoggle", "nhttfamily", "nocite", "nohyphens",
-        "nolinkurl", "num", "numlist", "numrange", "opening", "paragraph", "parbox",
-        "parencite", "parencites", "part", "passthrough", "plainbreak", "plainfancybreak",
-        "providecommand", "provideenvironment", "publishers", "r", "renewcommand",
-        "renewenvironment", "rm", "rule", "scshape", "section", "setdefaultlanguage",
-        "setmainlanguage", "signature", "sl", "slshape", "smartcite", "sout", "st",
-        "subject", "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
-        "supercites", "t", "texorpdfstring", "textbf", "textcircled", "textcite",
-        "textcites", "textcolor", "textit", "textmd", "textnhtt", "textnormal",
-        "textogonekcentered", "textrm", "textsc", "textsf", "textsl", "textsubscript",
-        "textsuperscript", "texttt", "textup", "thanks", "theoremstyle", "title",
-        "titleformat", "titlehead", "togglefalse", "toggletrue", "tt", "u", "ul", "uline",
-        "underline", "uppercase", "uppertitleback", "url", "v", "vadjust", "verb", "vskip",
-        "write", "xdef", "xspace",
+        "it", "itshape", "k", "let", "lowercase", "lowertitleback", "lstinputlisting",
+        "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic", "mkbibparens",
+        "mkbibquote", "mskip", "newcommand", "newenvironment", "newif", "newtheorem",
+        "newtie", "newtoggle", "nhttfamily", "nocite", "nohyphens", "nolinkurl", "num",
+        "numlist", "numrange", "opening", "paragraph", "parbox", "parencite", "parencites",
+        "part", "passthrough", "plainbreak", "plainfancybreak", "providecommand",
+        "provideenvironment", "publishers", "r", "renewcommand", "renewenvironment", "rm",
+        "rule", "scshape", "section", "setdefaultlanguage", "setmainlanguage", "signature",
+        "sl", "slshape", "smartcite", "sout", "st", "subject", "subparagraph", "subsection",
+        "subsubsection", "subtitle", "supercite", "supercites", "t", "texorpdfstring",
+        "textbf", "textcircled", "textcite", "textcites", "textcolor", "textit", "textmd",
+        "textnhtt", "textnormal", "textogonekcentered", "textrm", "textsc", "textsf",
+        "textsl", "textsubscript", "textsuperscript", "texttt", "textup", "thanks",
+        "theoremstyle", "title", "titleformat", "titlehead", "togglefalse", "toggletrue",
+        "tt", "u", "ul", "uline", "underline", "uppercase", "uppertitleback", "url", "v",
+        "vadjust", "vskip", "write", "xdef", "xspace",
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 
@@ -239,11 +238,11 @@ TEX_GROUP_COUNTS: Mapping[str, int] = MappingProxyType(
                 "addbibresource", "ang", "author", "bibliography", "bibstring",
                 "blockquote", "chapter", "ensuremath", "fancybreak", "footnote",
                 "framesubtitle", "frametitle", "include", "includegraphics", "input",
-                "lstinline", "lstinputlisting", "newtoggle", "nolinkurl", "num", "numlist",
-                "paragraph", "part", "plainbreak", "section", "setdefaultlanguage",
-                "setmainlanguage", "signature", "subfile", "subparagraph", "subsection",
-                "subsubsection", "thanks", "theoremstyle", "title", "togglefalse",
-                "toggletrue", "url", "usepackage", "vadjust", "write",
+                "lstinputlisting", "newtoggle", "nolinkurl", "num", "numlist", "paragraph",
+                "part", "plainbreak", "section", "setdefaultlanguage", "setmainlanguage",
+                "signature", "subfile", "subparagraph", "subsection", "subsubsection",
+                "thanks", "theoremstyle", "title", "togglefalse", "toggletrue", "url",
+                "usepackage", "vadjust", "write",
             ),
             1,
         ),
@@ -252,8 +251,8 @@ TEX_GROUP_COUNTS: Mapping[str, int] = MappingProxyType(
             (
                 "colorbox", "epigraph", "foreignblockquote", "foreignlanguage",
                 "foreignquote", "href", "hyperlink", "hypertarget", "hyphenblockquote",
-                "hyphenquote", "inputminted", "mintinline", "newtheorem", "numrange",
-                "parbox", "rule", "texorpdfstring", "textcolor",
+                "hyphenquote", "inputminted", "newtheorem", "numrange", "parbox", "rule",
+                "texorpdfstring", "textcolor",
             ),
             2,
         ),
@@ -285,6 +284,27 @@ TEX_GROUP_COUNTS_3_9: Mapping[str, int] = MappingProxyType(
 #: (``\\bf x \\footnote y @a`` cites ``a``, ``\\bf x \\texorpdfstring y z @a`` nothing;
 #: ``\\hyperref`` takes a token after an option); 2.17, 3.6.1 and 3.9 checked.
 TEX_TOKEN_ARGUMENT_COMMANDS = frozenset({"input", "rule", "texorpdfstring", "xspace"})
+#: Those of them whose arguments after the first may each be a token as well as a group
+#: (pandoc's ``tok``: past white space, blank lines and comments, a group read as text, a
+#: command with its arguments or a character that is not special): ``\\href{x}@a`` cites
+#: nothing, its ``@`` being the second argument, and ``\\href{@a}`` before a ``}`` or at
+#: the text's end cites ``a``, the reading failing; 2.17, 3.6.1 and 3.9 checked
+#: (``\\name{x}@a``, ``\\name{x}{x}@b`` ...).
+TEX_TOKEN_LATER_ARGUMENT_COMMANDS = frozenset(
+    {
+        "colorbox", "foreignlanguage", "foreignquote", "href", "hyperlink", "hyphenquote",
+        "newtheorem", "rule", "texorpdfstring", "textcolor",
+    }
+)  # fmt: skip
+#: and those whose reading fails with fewer groups than their number (``\\parbox{x}@a``
+#: and ``\\foreignblockquote{a``, a blank line, ``@k}`` cite; ``\\hyperref``,
+#: ``\\ifstrequal`` and the definitions of environments are read as many as come).
+TEX_GROUPS_ONLY_COMMANDS = frozenset(
+    {
+        "PackageError", "epigraph", "foreignblockquote", "hypertarget", "hyphenblockquote",
+        "inputminted", "numrange", "parbox", "plainfancybreak", "titleformat",
+    }
+)  # fmt: skip
 #: siunitx's commands that end in a unit, with the number of braced numbers before it.
 #: Pandoc reads the unit by siunitx's grammar: in braces, or without them as far as the
 #: grammar goes, over white space, blank lines, ``.`` and ``~``, a part at a time (a
@@ -302,11 +322,13 @@ TEX_UNIT_COMMANDS: Mapping[str, int] = MappingProxyType(
 #: (``\\SIlist[@b]{1;2} m`` is text); the others take a bracketed prefix after each
 #: number and such options before their unit.
 TEX_UNIT_KEYVAL_COMMANDS = frozenset({"SIlist", "qtylist", "si", "unit"})
-#: Commands with no number of braced arguments after which a ``{`` that never closes
-#: leaves the command raw TeX all the same (``\\Verb{x}{ y @a`` cites ``a`` alone); the
-#: font switches and ``\\endinput`` take the text after them (see
-#: :data:`TEX_DECLARATION_COMMANDS`); 2.17, 3.6.1 and 3.9 checked.
-TEX_UNCLOSED_AFTER_GROUPS_COMMANDS = frozenset({"Verb"})
+#: Commands that take code, from a delimiter (any character but a letter, a digit, white
+#: space, ``\\`` or ``%``) to the same one, or from ``{`` to ``}``: ``\\verb|@a|``,
+#: ``\\Verb{@a}`` (on one line), ``\\lstinline[language=C]|@a|`` (``key=value`` options
+#: first) and ``\\mintinline{py}|@a|`` (any options and a language first, the delimiter
+#: right after it; the code of these two goes on over line breaks and blank lines) cite
+#: nothing; with no such code the command is text; 2.17, 3.6.1 and 3.9 checked.
+TEX_INLINE_CODE_COMMANDS = frozenset({"Verb", "lstinline", "mintinline", "verb"})
 #: The old font switches: pandoc reads the text after them as their argument, as far as
 #: its LaTeX reader reads it as inline text, so that all of it is raw TeX: ``\\bf x @a``
 #: cites nothing, up to a blank line, a ``}`` that closes a group around them, a ``{`` that
@@ -370,17 +392,17 @@ TEX_NO_OPTION_COMMANDS = frozenset(
     {
         "Ac", "Acf", "Acfp", "Acl", "Aclp", "Acp", "Acrfull", "Acrlong", "Acrshort", "Acs",
         "Acsp", "DeclareMathOperator", "DeclareRobustCommand", "GLSdesc", "GLSdescplural",
-        "Gls", "Glsdesc", "Glsdescplural", "Glspl", "PackageError", "RN", "Rn", "Verb",
-        "ac", "acf", "acfp", "acl", "aclp", "acp", "acrfull", "acrlong", "acrshort", "acs",
-        "acsp", "and", "begin", "bibstring", "citetext", "def", "edef", "end", "ensuremath",
+        "Gls", "Glsdesc", "Glsdescplural", "Glspl", "PackageError", "RN", "Rn", "ac", "acf",
+        "acfp", "acl", "aclp", "acp", "acrfull", "acrlong", "acrshort", "acs", "acsp",
+        "and", "begin", "bibstring", "citetext", "def", "edef", "end", "ensuremath",
         "epigraph", "fancybreak", "foreignblockquote", "foreignlanguage", "foreignquote",
         "gdef", "global", "gls", "glsdesc", "glsdescplural", "glspl", "graphicspath",
         "href", "hyperlink", "hypertarget", "hyphenblockquote", "hyphenquote", "ifdim",
         "iftoggle", "includegraphics", "inputminted", "let", "lstinputlisting",
-        "mintinline", "newcommand", "newenvironment", "newif", "newtheorem", "newtoggle",
-        "nolinkurl", "numrange", "parbox", "plainbreak", "plainfancybreak",
-        "providecommand", "provideenvironment", "renewcommand", "renewenvironment",
-        "theoremstyle", "titleformat", "togglefalse", "toggletrue", "url", "write", "xdef",
+        "newcommand", "newenvironment", "newif", "newtheorem", "newtoggle", "nolinkurl",
+        "numrange", "parbox", "plainbreak", "plainfancybreak", "providecommand",
+        "provideenvironment", "renewcommand", "renewenvironment", "theoremstyle",
+        "titleformat", "togglefalse", "toggletrue", "url", "write", "xdef",
     }
 )  # fmt: skip
 #: and those pandoc 3 reads so (2.17 does not know ``\\includesvg``), and 3.9 (3.6.1 reads
@@ -426,18 +448,17 @@ TEX_NO_BLANK_LINE_COMMANDS = frozenset(
         "citealp", "citealt", "citeauthor", "citep", "cites", "citet", "citeyear",
         "citeyearpar", "closing", "d", "date", "dedication", "em", "emph", "enquote",
         "extratitle", "f", "footcite", "footcites", "footcitetext", "footcitetexts",
-        "foreignblockquote", "framesubtitle", "frametitle", "frontispiece", "h",
-        "hyphenblockquote", "it", "itshape", "k", "lowercase", "lowertitleback",
-        "mintinline", "mkbibbold", "mkbibbrackets", "mkbibemph", "mkbibitalic",
-        "mkbibparens", "mkbibquote", "newtie", "nhttfamily", "nocite", "nohyphens",
-        "opening", "paragraph", "parencite", "parencites", "part", "passthrough",
-        "publishers", "r", "rm", "scshape", "section", "sl", "slshape", "smartcite", "sout",
-        "subject", "subparagraph", "subsection", "subsubsection", "subtitle", "supercite",
-        "supercites", "t", "textbf", "textcircled", "textcite", "textcites", "textit",
-        "textmd", "textnhtt", "textnormal", "textogonekcentered", "textrm", "textsc",
-        "textsf", "textsl", "textsubscript", "textsuperscript", "texttt", "textup",
-        "titlehead", "tt", "u", "ul", "uline", "underline", "uppercase", "uppertitleback",
-        "v",
+        "framesubtitle", "frametitle", "frontispiece", "h", "it", "itshape", "k",
+        "lowercase", "lowertitleback", "mkbibbold", "mkbibbrackets", "mkbibemph",
+        "mkbibitalic", "mkbibparens", "mkbibquote", "newtie", "nhttfamily", "nocite",
+        "nohyphens", "opening", "paragraph", "parencite", "parencites", "part",
+        "passthrough", "publishers", "r", "rm", "scshape", "section", "sl", "slshape",
+        "smartcite", "sout", "subject", "subparagraph", "subsection", "subsubsection",
+        "subtitle", "supercite", "supercites", "t", "textbf", "textcircled", "textcite",
+        "textcites", "textit", "textmd", "textnhtt", "textnormal", "textogonekcentered",
+        "textrm", "textsc", "textsf", "textsl", "textsubscript", "textsuperscript",
+        "texttt", "textup", "titlehead", "tt", "u", "ul", "uline", "underline", "uppercase",
+        "uppertitleback", "v",
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 #: How pandoc reads the braced arguments of other commands it knows, one letter for each
@@ -446,9 +467,6 @@ TEX_NO_BLANK_LINE_COMMANDS = frozenset(
 #: open makes the command text: ``\\footnote{@a\\gls}`` cites ``a``), ``-`` passed on
 #: whole (a URL, a colour); each command tried in 2.17, 3.6.1 and 3.9, which read these
 #: alike, with ``\\par``, ``\\gls``, ``$`` and a blank line in each of its arguments.
-#: Read with fewer groups than letters, ``\\foreignblockquote`` and ``\\hyphenblockquote``
-#: fail as :data:`TEX_NO_BLANK_LINE_COMMANDS` say (``\\foreignblockquote{a``, a blank line,
-#: ``@k}`` cites ``k``, ``\\foreignblockquote{a``, a blank line, ``@k}{x}`` nothing).
 TEX_ARGUMENT_MODES: Mapping[str, str] = MappingProxyType(
     {
         "author": "b", "blockquote": "b", "colorbox": "-b", "epigraph": "bb",
@@ -475,9 +493,11 @@ __all__ = [
     "TEX_DECLARATION_STOP_COMMANDS",
     "TEX_DEFINITION_COMMANDS",
     "TEX_DIMENSION_COMMANDS_3",
+    "TEX_GROUPS_ONLY_COMMANDS",
     "TEX_GROUP_COUNTS",
     "TEX_GROUP_COUNTS_3",
     "TEX_GROUP_COUNTS_3_9",
+    "TEX_INLINE_CODE_COMMANDS",
     "TEX_LANGUAGE_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS",
     "TEX_NO_ARGUMENT_COMMANDS_3",
@@ -495,7 +515,7 @@ __all__ = [
     "TEX_PARSED_COMMANDS",
     "TEX_PARSED_COMMANDS_3",
     "TEX_TOKEN_ARGUMENT_COMMANDS",
-    "TEX_UNCLOSED_AFTER_GROUPS_COMMANDS",
+    "TEX_TOKEN_LATER_ARGUMENT_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS",
     "TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9",
     "TEX_UNIT_COMMANDS",
