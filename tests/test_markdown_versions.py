@@ -672,10 +672,10 @@ ALIKE = [
     "".join(
         f"x \\{name}{{@a{i}}}@b{i} y\n\n" for i, name in enumerate(sorted(TEX_GROUPS_ONLY_COMMANDS))
     ),
-    # a command that takes a character and has none, or \\hskip no dimension, fails in
-    # braces read as text
+    # a command that takes a character and has none (but an accent), or \\hskip no
+    # dimension, fails in braces read as text
     "x \\emph{y \\emph} @a1\n\nx \\textbf{@a2 \\textgerman}\n\nx \\caption{@a3\\emph}\n\n"
-    "x \\textbf{@a4\\hskip} y\n\nx \\bf\\hskip{z}@a5\n",
+    "x \\textbf{@a4\\hskip} y\n\nx \\bf\\hskip{z}@a5\n\nx \\textbf{@b1 \\b} and \\emph{@b2 \\v}\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

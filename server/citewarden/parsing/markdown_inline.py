@@ -18,6 +18,7 @@ from citewarden.model import (
     Span,
 )
 from citewarden.parsing.pandoc_tex import (
+    TEX_ACCENT_COMMANDS,
     TEX_ARGUMENT_MODES,
     TEX_AT_AFTER_SPACE_COMMANDS_3_9,
     TEX_AT_ARGUMENT_COMMANDS,
@@ -1162,8 +1163,8 @@ class _RawTex:
                     return close
             if pos > name_end and self._no_character(pos):
                 return name_end  # "\\caption [@a]" at the end: its bracket is text
-            if k >= self._cut or text[k] == "}":  # nothing to take: "\\emph{x \\emph} @a"
-                self._group_missing = True
+            if (k >= self._cut or text[k] == "}") and name not in TEX_ACCENT_COMMANDS:
+                self._group_missing = True  # nothing to take: "\\emph{x \\emph} @a" cites a
                 return pos
         if name in TEX_BRACED_OPTION_COMMANDS:
             after = self._options_end(pos)

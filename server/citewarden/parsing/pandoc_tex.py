@@ -134,6 +134,15 @@ TEX_CHARACTER_ARGUMENT_COMMANDS = frozenset(
     }
 ) | TEX_LANGUAGE_COMMANDS  # fmt: skip
 TEX_CHARACTER_ARGUMENT_COMMANDS_3 = TEX_CHARACTER_ARGUMENT_COMMANDS | {"hl", "st"}
+#: The accents among them, which take nothing where nothing comes: before a ``}`` or at
+#: the end the others' reading fails (``\\textbf{@a \\emph}`` cites ``a``,
+#: ``\\textbf{@a \\b}`` nothing); 2.17, 3.6.1 and 3.9 checked.
+TEX_ACCENT_COMMANDS = frozenset(
+    {
+        "G", "H", "U", "b", "c", "d", "f", "h", "k", "newtie", "r", "t", "textcircled",
+        "textogonekcentered", "u", "v",
+    }
+)  # fmt: skip
 #: Those of them that take optional arguments first, then the character after them
 #: (``\\caption[x]@a`` cites nothing); for the others a ``[`` is the character they take
 #: (``\\emph[@a]`` and ``\\emph [@a]`` cite ``a``); pandoc 2.17, 3.6.1 and 3.9 all read
@@ -482,6 +491,7 @@ TEX_NO_BLANK_LINE_COMMANDS_3 = TEX_NO_BLANK_LINE_COMMANDS | {"hl", "st"}
 TEX_NO_BLANK_LINE_COMMANDS_3_9 = TEX_NO_BLANK_LINE_COMMANDS_3 | {"xspace"}
 
 __all__ = [
+    "TEX_ACCENT_COMMANDS",
     "TEX_ARGUMENT_MODES",
     "TEX_AT_AFTER_SPACE_COMMANDS_3_9",
     "TEX_AT_ARGUMENT_COMMANDS",
