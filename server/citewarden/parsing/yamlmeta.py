@@ -405,12 +405,13 @@ def _scalars(node: yaml.Node, seen: set[int]) -> Iterator[yaml.ScalarNode]:
 
 #: what may make pandoc's reading of a name as Markdown text differ from the name
 _MARKDOWN_SPECIAL = re.compile(r"--|\.\.\.|\s\s|[\\`$<&*_~^'\"\t\n]")
-#: what pandoc reads as no text or as other text: an escape, raw TeX, a code span, TeX math,
-#: an HTML comment, tag or entity
+#: what pandoc reads as no text or as other text: an escape, raw TeX, a code span (from a
+#: whole run of backticks, so that a long run is not tried from each of its backticks),
+#: TeX math, an HTML comment, tag or entity
 _MARKDOWN_TOKEN = re.compile(
     r"\\(?P<escaped>[!-/:-@\[-`{-~])"
     r"|(?P<tex>\\[A-Za-z]+(?:\[[^\[\]]*\]|\{[^{}]*\})*)"
-    r"|(?P<ticks>`+)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
+    r"|(?<!`)(?P<ticks>`++)(?P<code>.+?)(?<!`)(?P=ticks)(?!`)"
     r"|\$(?P<math>[^$\s](?:[^$]*[^$\s])?)\$(?!\d)"
     r"|(?P<html><!--.*?-->|</?[A-Za-z][^<>]*>)"
     r"|(?P<entity>&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);)"
