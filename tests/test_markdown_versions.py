@@ -667,7 +667,7 @@ ALIKE = [
         f"x \\{name}{{x}}\n\n@b{i} y\n\nx {{\\{name}{{@c{i}}}}} y\n\n"
         for i, name in enumerate(sorted(TEX_TOKEN_LATER_ARGUMENT_COMMANDS))
     )
-    + "x \\href{@d1}",
+    + "x \\texorpdfstring{@e1\\par}\\foo y\n\nx \\href{@d1}",
     # those that take groups only fail with fewer
     "".join(
         f"x \\{name}{{@a{i}}}@b{i} y\n\n" for i, name in enumerate(sorted(TEX_GROUPS_ONLY_COMMANDS))

@@ -1199,12 +1199,14 @@ class _RawTex:
         )
         self._unclosed_after_arguments = self._opens_unclosed(stop)
         if 0 < read < count and name in TEX_TOKEN_LATER_ARGUMENT_COMMANDS:
-            for _ in range(count - read):  # "\\href{x}@a": "@" is its second argument
-                after = self._token_end(stop)
+            group_from = self._group_from  # its groups, read as text after: a command
+            for _ in range(count - read):  # read as a token clears the flags
+                after = self._token_end(stop)  # "\\href{x}@a": "@" is its second argument
                 if after < 0:  # "\\href{@a}" at the end cites a
                     self._reading_fails = True
                     break
                 stop = after
+            self._group_from = group_from  # "\\texorpdfstring{@a\\par}\\foo" cites a
             return stop
         if 0 < read < count and name in TEX_GROUPS_ONLY_COMMANDS:
             self._reading_fails = True  # "\\parbox{x}@a" cites a
