@@ -1000,7 +1000,7 @@ class _RawTex:
         if name in self._no_blank_line_commands:
             return self._reads_as_text(start, stop, blocks=False)
         for mode in TEX_ARGUMENT_MODES.get(name, ""):
-            close = self._closed(_TEX_GROUP, start) if self._opens(start) else -1
+            close = self._group_close(start)
             if not 0 <= close <= stop:
                 break
             if mode != "-" and not self._reads_as_text(start, close, blocks=mode == "b"):
@@ -1308,16 +1308,19 @@ class _RawTex:
         pos = self._keyvals_end(pos) if keyvals else self._options_end(pos)
         for _ in range(TEX_UNIT_COMMANDS[name]):
             k = _TEX_SPACE.match(self._text, pos).end()  # type: ignore[union-attr]
-            close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+            close = self._group_close(k)
             if close < 0:
                 return pos, True
             pos = close if keyvals else self._options_end(close, 1)  # "\\SI{1}[x]{m}"
         end = self._unit_end(pos if keyvals else self._keyvals_end(pos))
         return (pos, True) if end < 0 else (end, False)
 
-    def _opens(self, k: int) -> bool:
-        """Whether a ``{`` is at ``k`` and the budget allows reading it."""
-        return self._budget >= 0 and self._text[k : k + 1] == "{"
+    def _group_close(self, k: int) -> int:
+        """The offset after the group a ``{`` at ``k`` opens, or -1 (no ``{``, one that
+        never closes, the budget spent)."""
+        if self._budget < 0 or self._text[k : k + 1] != "{":
+            return -1
+        return self._closed(_TEX_GROUP, k)
 
     def _keyvals_end(self, pos: int) -> int:
         """The offset after ``key=value`` options at ``pos`` (pandoc's ``keyvals``), or
@@ -1334,12 +1337,11 @@ class _RawTex:
         space, one line break at most), else its parts without braces; -1 where no part
         comes (:data:`TEX_UNIT_COMMANDS`)."""
         k = _TEX_SPACE.match(self._text, pos).end()  # type: ignore[union-attr]
-        if self._opens(k):
-            close = self._closed(_TEX_GROUP, k)
-            # "\\si{x } y @a" cites nothing: no unit ends before its "}", so the group
-            # is the first part of one without braces
-            if close >= 0 and (close == k + 2 or self._parts_end(k + 1) == close - 1):
-                return close
+        close = self._group_close(k)
+        # "\\si{x } y @a" cites nothing: no unit ends before its "}", so the group is
+        # the first part of one without braces
+        if close >= 0 and (close == k + 2 or self._parts_end(k + 1) == close - 1):
+            return close
         return self._parts_end(pos)
 
     def _parts_end(self, pos: int) -> int:
@@ -1386,7 +1388,7 @@ class _RawTex:
         """The offset after the group opening at ``k`` if pandoc reads it as inline text
         (it closes, and holds no blank line, no ``$`` left open, no block command), or
         -1."""
-        close = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+        close = self._group_close(k)
         return close if close >= 0 and self._reads_as_text(k, close, False) else -1
 
     def _inline_command_end(self, k: int) -> int:
@@ -1576,7 +1578,7 @@ class _RawTex:
             pos = _TEX_INLINE_SPACE.match(text, self._keyvals_end(pos)).end()  # type: ignore[union-attr]
         elif name == "mintinline":  # its options and language, then the delimiter at once
             k = _TEX_SPACE.match(text, self._options_end(pos)).end()  # type: ignore[union-attr]
-            pos = self._closed(_TEX_GROUP, k) if self._opens(k) else -1
+            pos = self._group_close(k)
         if not 0 <= pos < len(text) or text[pos].isalnum() or text[pos] in " \t\r\n\\%":
             return -1
         stop = "}" if text[pos] == "{" else text[pos]
