@@ -1,7 +1,8 @@
 """Time the Markdown reading of citation brackets as each pandoc version reads them, on
 documents of one shape each: nests of brackets holding nested braced keys with a bracket
 (``[@{a{b{]}}}`` n deep, which pandoc 3 before 3.8 reads as text), braced keys holding a
-bracket in a flat group, and plain groups.  Prints the best of ``--repeat`` runs at
+bracket in a flat group, plain groups, and raw TeX blocks in brackets (and commands and
+environments that are none, in brackets left open).  Prints the best of ``--repeat`` runs at
 ``--pieces`` and four times as many, so that the ratio shows whether a reading stays
 linear (about 4).
 
@@ -27,6 +28,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "nest of [@{a{[b}}": lambda n: "[@{a{[b}}" * n + "]" * n + "\n",
     "group of @{a]b} keys": lambda n: "[" + "@{a]b}; " * n + "]\n",
     "plain groups": lambda n: "[see @k, p. 3; @j] " * n + "\n",
+    "raw TeX blocks in brackets": lambda n: "[see \\section{y} @k] " * n + "\n",
+    "commands in brackets left open": lambda n: "[\\section @k " * n + "\n",
+    "environments in brackets, never closed": lambda n: "[\\begin{e} @k " * n + "\n",
 }
 DIALECTS = {"2": PANDOC_2, "3.0-3.7": PANDOC_3, "3.9": PANDOC_3_9}
 

@@ -199,6 +199,35 @@ def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
     _read_in_bounds(text + "\n\n# H\n\n[@k]\n", [*cited, "k"])
 
 
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [
+        ("x " + "[\\section @a " * 20_000, ["a"] * 20_000),
+        ("x " + "[y \\par @a] " * 20_000, []),
+        ("x " + "[\\section{y " * 20_000 + "@a", ["a"]),
+        ("x " + "[\\begin{e} @a " * 20_000, ["a"] * 20_000),
+        ("x " + "".join(f"[\\begin{{e{i}}} @a " for i in range(20_000)), ["a"] * 20_000),
+        ("x [" + "\\begin{e} @a " * 20_000 + "\\end{e}]", []),
+        ("x [" + "\\parbox{y}" * 20_000 + " @a]", ["a"]),  # one group each
+    ],
+    ids=[
+        "no group, brackets open",
+        "blocks, brackets closed",
+        "groups left open",
+        "environments never closed",
+        "environments of many names",
+        "environments closed once",
+        "groups after groups",
+    ],
+)
+def test_raw_tex_blocks_in_brackets_are_found_in_bounds(text: str, cited: list[str]) -> None:
+    """A raw TeX block in a bracket (a block command, one with its groups or token, a
+    closed environment) ends pandoc's reading of the bracket's text; each command in a
+    bracket is asked once, with no walk over the brackets open around it, the groups'
+    closings and the environments' ends looked up."""
+    _read_in_bounds(text + "\n\n# H\n\n[@k]\n", [*cited, "k"])
+
+
 def _read_in_bounds(text: str, cited: list[str]) -> None:
     """Read ``text`` within 8 s of CPU and check that it cites ``cited``."""
     t0 = time.process_time()

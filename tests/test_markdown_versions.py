@@ -22,9 +22,13 @@ from citewarden.parsing.markdown import parse_markdown, reads_alike
 from citewarden.parsing.pandoc_syntax import PANDOC_3
 from citewarden.parsing.pandoc_tex import (
     TEX_ARGUMENT_MODES,
+    TEX_BLOCK_COMMANDS,
+    TEX_BLOCK_ONLY_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_DECLARATION_COMMANDS,
+    TEX_GROUP_BLOCK_COMMANDS,
+    TEX_GROUP_BLOCK_NO_OPTION_COMMANDS,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3_9,
     TEX_GROUPS_ONLY_COMMANDS,
@@ -34,6 +38,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NO_OPTION_COMMANDS,
     TEX_NOT_ARGUMENT_COMMANDS,
     TEX_PARSED_COMMANDS,
+    TEX_RAW_BLOCK_COMMANDS,
+    TEX_TOKEN_BLOCK_COMMANDS,
     TEX_TOKEN_LATER_ARGUMENT_COMMANDS,
     TEX_UNIT_COMMANDS,
 )
@@ -676,6 +682,86 @@ ALIKE = [
     # dimension, fails in braces read as text
     "x \\emph{y \\emph} @a1\n\nx \\textbf{@a2 \\textgerman}\n\nx \\caption{@a3\\emph}\n\n"
     "x \\textbf{@a4\\hskip} y\n\nx \\bf\\hskip{z}@a5\n\nx \\textbf{@b1 \\b} and \\emph{@b2 \\v}\n",
+    # a raw TeX block in a bracket: pandoc's reading of the bracket's text stops there and
+    # drops the rest up to its "]" (a link's, a note's, a group's; not after it)
+    "".join(
+        f"x [\\{name} @a{i}] y\n\nx [@b{i}; \\{name}*[o] z @c{i}] y\n\n"
+        for i, name in enumerate(sorted(TEX_BLOCK_COMMANDS | TEX_RAW_BLOCK_COMMANDS.keys()))
+    )
+    # those read with their options and groups are none where a "{" there never closes
+    + "".join(
+        f"x [\\{name}[o] {{y}} @e{i}] y\n\nx [\\{name}{{@f{i}] y\n\n"
+        for i, name in enumerate(sorted(TEX_RAW_BLOCK_COMMANDS))
+    )
+    + "x [a [\\par @d1] c @d2] y\n\nx ^[a \\par @d3] y @d4\n\nx [a \\par @d5](u) and [\\par]@d6\n",
+    # commands that are blocks once they take a token: a group, a word, a command
+    "".join(
+        f"x [\\{name} w @a{i}] y\n\nx [\\{name}[o] {{w}} @b{i}]\n\nx [\\{name} \\foo @c{i}]\n\n"
+        f"x [\\{name} $w$ @d{i}]\n\nx [\\{name}~ @e{i}] and [\\{name}{{ @f{i}] y\n\n"
+        for i, name in enumerate(sorted(TEX_TOKEN_BLOCK_COMMANDS))
+    ),
+    # and once they take their groups (those that take one, after options, white space
+    # or a comment); fewer, or one left open, and the bracket's text is read on
+    "".join(
+        f"x [\\{name}"
+        + "{y}" * groups
+        + f" @a{i}] y\n\nx [\\{name}"
+        + "{y}" * (groups - 1)
+        + f" @b{i}] y\n\nx [\\{name}"
+        + "{y}" * (groups - 1)
+        + f"{{y @d{i}] z\n\n"
+        + (
+            f"x [\\{name}*[o] % c\n {{y}} @c{i}]\n\n"
+            if groups == 1 and name not in TEX_GROUP_BLOCK_NO_OPTION_COMMANDS
+            else ""
+        )
+        for i, (name, groups) in enumerate(sorted(TEX_GROUP_BLOCK_COMMANDS.items()))
+        if name != "documentclass"  # see below
+    )
+    + "".join(
+        f"x [\\{name}[o]" + "{y}" * TEX_GROUP_BLOCK_COMMANDS[name] + f" @f{i}]\n\n"
+        for i, name in enumerate(sorted(TEX_GROUP_BLOCK_NO_OPTION_COMMANDS))
+    ),
+    # in a bracket, one whose groups pandoc cannot read is none; in a paragraph, those
+    # pandoc reads as blocks alone take their groups past a line break and a comment
+    "".join(
+        f"x [\\{name}"
+        + "{y}" * (groups - 1)
+        + f"{{@c{i}\\gls}} @d{i}]\n\n"
+        + (
+            f"x \\{name}" + "{y}" * (groups - 1) + f"\n{{@a{i}}} y\n\n"
+            f"x \\{name} % c\n" + "{y}" * groups + f" @b{i}\n\n"
+            if name in TEX_BLOCK_ONLY_COMMANDS or name in ("addbibresource", "bibliography")
+            else ""
+        )
+        for i, (name, groups) in enumerate(sorted(TEX_GROUP_BLOCK_COMMANDS.items()))
+        if name != "documentclass"
+    )
+    # past one line break only
+    + "x \\section\n % c\n {@e1} y\n\n\\section\n\n [@e2]{x}\n\nx [\\section\n\n{y} @e3]\n",
+    # \\documentclass is none where a brace that never closes follows in the document
+    # (pandoc 2.17 and 3.9)
+    "x [\\documentclass{y} @e1] y\n\nx [\\documentclass[o]{y} z @e2]\n",
+    # an environment closed in the bracket, but an inline one (math)
+    "".join(
+        f"x [\\begin{{{name}}}y\\end{{{name}}} @a{i}] y\n\n"
+        for i, name in enumerate(
+            [
+                "figure",
+                "foo",
+                "itemize",
+                "tabular",
+                "verbatim",
+                "math",
+                "equation*",
+                "align",
+                "dmath",
+                "gather*",
+            ]
+        )
+    )
+    + "x [\\begin {foo}y\\end {foo} z @b1] and [\\begin{foo}y\\end{bar} @b2]\n\n"
+    "x [\\begin{itemize} @b3] y\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

@@ -22,6 +22,8 @@ from citewarden.parsing.pandoc_tex import (
     TEX_ARGUMENT_MODES,
     TEX_AT_AFTER_SPACE_COMMANDS_3_9,
     TEX_AT_ARGUMENT_COMMANDS,
+    TEX_BLOCK_COMMANDS,
+    TEX_BLOCK_ONLY_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
@@ -32,11 +34,15 @@ from citewarden.parsing.pandoc_tex import (
     TEX_DECLARATION_STOP_COMMANDS,
     TEX_DEFINITION_COMMANDS,
     TEX_DIMENSION_COMMANDS_3,
+    TEX_GROUP_BLOCK_COMMANDS,
+    TEX_GROUP_BLOCK_NO_OPTION_COMMANDS,
     TEX_GROUP_COUNTS,
     TEX_GROUP_COUNTS_3,
     TEX_GROUP_COUNTS_3_9,
     TEX_GROUPS_ONLY_COMMANDS,
     TEX_INLINE_CODE_COMMANDS,
+    TEX_INLINE_ENVIRONMENTS,
+    TEX_INLINE_ENVIRONMENTS_3,
     TEX_MULTI_CITATION_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS,
     TEX_NO_ARGUMENT_COMMANDS_3,
@@ -55,8 +61,10 @@ from citewarden.parsing.pandoc_tex import (
     TEX_OPTIONS_ONLY_COMMANDS,
     TEX_PARSED_COMMANDS,
     TEX_PARSED_COMMANDS_3,
+    TEX_RAW_BLOCK_COMMANDS,
     TEX_TEXT_COMMANDS,
     TEX_TOKEN_ARGUMENT_COMMANDS,
+    TEX_TOKEN_BLOCK_COMMANDS,
     TEX_TOKEN_LATER_ARGUMENT_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS,
     TEX_UNCLOSED_AFTER_OPTIONS_COMMANDS_3_9,
@@ -524,8 +532,20 @@ def _scan(
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
                 pos = tex_end = raw_tex.end(start, par.cut(start))
+                if not stack:  # a block takes its groups past line breaks and comments
+                    pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, par.cut(start)))
                 if cells:  # as far as the simple table's cell goes
                     pos = tex_end = _cell_end(text, cells, start, pos)
+                if stack:
+                    balance = balance or Balance(text)
+                    # pandoc reads the bracket's text up to its "]" alone
+                    cut, close = par.cut(start), balance.of(stack[-1].open_at)
+                    if close > start and not 0 <= cut < close:
+                        cut = close
+                    if raw_tex.block_end(start, cut) >= 0:
+                        drop_until = max(
+                            drop_until, _block_in_bracket(stack, start, balance, emphasis)
+                        )
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
             if cells and _cell_end(text, cells, start, pos) < pos:
@@ -546,19 +566,10 @@ def _scan(
                     verbatim = Verbatim(text)
                 close = verbatim.end(start)
             if _INTERRUPTING_TAG.match(text, start) and block_tag_end(text, start) > 0:
-                closing = -1  # the "]" balancing the bracket it is in, brackets in keys counted
-                while stack:
+                if stack:
                     balance = balance or Balance(text)
-                    closing = balance.of(stack[-1].open_at)
-                    if closing > start:
-                        break
-                    stack.pop()  # no "]" balances it after the tag: its "[" is text
-                    emphasis.leave()
-                if stack:  # pandoc's reading of the bracket's text stops there
-                    if stack[-1].blocked < 0:
-                        stack[-1].blocked = start
-                    drop_until = max(drop_until, closing)
-                else:  # in a paragraph's text: it ends there, and what it opened
+                    drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
+                if not stack:  # in a paragraph's text: it ends there, and what it opened
                     out.block_tags.append(start)
                     emphasis.clear()
             if close > 0:  # a raw HTML block: it ends the paragraph
@@ -753,6 +764,12 @@ _TEX_SPACE = re.compile(r"[ \t]*+(?:(?:%[^\n]*+)?+\r?\n[ \t]*+)?+")
 #: what is no character argument after a command's name (braces and brackets open
 #: arguments, TeX's special characters are read otherwise, white space ends a paragraph)
 _TEX_NOT_CHARACTER_ARGUMENT = re.compile(r"[\s{}\[\\%$~#&^_]")
+#: what is no token after the options of a block command that takes one (a ``]`` ends
+#: the bracket it is read in)
+_NO_BLOCK_TOKEN = TEX_NO_CHARACTER_AFTER_OPTIONS | {"]"}
+#: an environment's name after ``\\begin`` and its ``\\end``
+_TEX_ENVIRONMENT_NAME = re.compile(r"\{([^{}\\]*+)\}")
+_TEX_ENVIRONMENT_END = re.compile(r"\\end[ \t]*+\{([^{}\\]*+)\}")
 #: the white space before a character argument: blank lines and comments too
 _TEX_BLANKS = re.compile(r"(?:\s++|%[^\n]*+)*+")
 #: what a braced argument and an optional one hold of note: braces, escapes, comments
@@ -791,6 +808,12 @@ _MAX_NESTED_COMMANDS = 32
 _RAW_TEX_BUDGET = 1_000_000
 
 
+def _spaces_end(text: str, pos: int, cut: int) -> int:
+    """The offset after the spaces and tabs at ``pos`` (before ``cut``)."""
+    m = _TEX_INLINE_SPACE.match(text, pos, cut)
+    return pos if m is None else m.end()
+
+
 def _after_name_and_space(text: str, pos: int) -> bool:
     """``text[:pos]`` ends with a command's name and white space (no ``*`` after it)."""
     k = pos
@@ -822,10 +845,12 @@ class _RawTex:
         "_declaration_ends",
         "_dimension_commands",
         "_ends",
+        "_environment_ends",
         "_expand_words",
         "_group_counts",
         "_group_from",
         "_group_missing",
+        "_inline_environments",
         "_nested",
         "_no_argument_commands",
         "_no_blank_line_commands",
@@ -892,6 +917,12 @@ class _RawTex:
         )
         #: and reads more commands with a parser of its own
         self._parsed_commands = TEX_PARSED_COMMANDS if at_letters else TEX_PARSED_COMMANDS_3
+        #: and reads more environments as inline raw TeX
+        self._inline_environments = (
+            TEX_INLINE_ENVIRONMENTS if at_letters else TEX_INLINE_ENVIRONMENTS_3
+        )
+        #: environment name -> the sorted offsets of its ``\\end``s (built when first asked)
+        self._environment_ends: dict[str, list[int]] | None = None
         #: and knows more commands' number of braced arguments
         self._group_counts = (
             TEX_GROUP_COUNTS
@@ -965,6 +996,91 @@ class _RawTex:
             self._cut = key[1]
         stop, self._group_missing, self._unclosed_after_arguments = known
         return stop
+
+    def block_end(self, i: int, cut: int = -1) -> int:
+        """Where the command at ``i`` ends as a raw TeX block to pandoc (up to ``cut`` as in
+        :meth:`end`), or -1 where it is none: one of :data:`TEX_BLOCK_COMMANDS` (after its
+        name), of :data:`TEX_RAW_BLOCK_COMMANDS` (:meth:`_raw_block_end`), an environment an ``\\end`` closes (after its name, see
+        :meth:`_closed_environment`), one of :data:`TEX_TOKEN_BLOCK_COMMANDS` with a token
+        or of :data:`TEX_GROUP_BLOCK_COMMANDS` with its groups (white space with a line
+        break at most, a comment before it, and options, but
+        :data:`TEX_GROUP_BLOCK_NO_OPTION_COMMANDS`', before each), pandoc reading the
+        groups (:meth:`_arguments_read`)."""
+        text = self._text
+        self._cut = cut = cut if cut >= 0 else len(text)
+        m = self._command.match(text, i, cut)
+        if m is None:
+            return -1
+        name = m.group(1)
+        if name in TEX_BLOCK_COMMANDS:
+            return m.end()
+        if name in TEX_RAW_BLOCK_COMMANDS:
+            return self._raw_block_end(m.end(), TEX_RAW_BLOCK_COMMANDS[name])
+        if name == "begin":
+            return m.end() if self._closed_environment(m.end()) else -1
+        token = name in TEX_TOKEN_BLOCK_COMMANDS
+        options = name not in TEX_GROUP_BLOCK_NO_OPTION_COMMANDS
+        pos = m.end()
+        first = -1  # where the groups start
+        for _ in range(1 if token else TEX_GROUP_BLOCK_COMMANDS.get(name, 0)):
+            while (gap := _TEX_SPACE.match(text, pos, cut)) is not None:
+                pos = gap.end()
+                if not (options and text.startswith("[", pos)):
+                    break
+                if (pos := self._closed(_TEX_OPTION, pos)) < 0:
+                    break
+            if pos < 0 or pos >= cut:
+                return -1
+            if token and text[pos] != "{":  # a character pandoc takes as one
+                return -1 if text[pos] in _NO_BLOCK_TOKEN else pos + 1  # "]": the bracket's
+            first = pos if first < 0 else first
+            if (pos := self._group_close(pos)) < 0:
+                return -1
+        if first < 0:
+            return -1
+        group_from, self._group_from = self._group_from, first
+        try:
+            return pos if self._arguments_read(name, pos) else -1
+        finally:
+            self._group_from = group_from
+            self._cut = cut
+
+    def _raw_block_end(self, pos: int, most: int) -> int:
+        """Where a command of :data:`TEX_RAW_BLOCK_COMMANDS` whose name ends at ``pos`` ends
+        as a block: after its options and ``most`` groups at most (-1: any number), spaces
+        before each; -1 where a ``{`` there never closes."""
+        text, cut = self._text, self._cut
+        while pos < cut and text[pos] == "[" and (close := self._closed(_TEX_OPTION, pos)) >= 0:
+            pos = _spaces_end(text, close, cut)
+        while most != 0 and pos < cut and text[pos] == "{":
+            if (close := self._group_close(pos)) < 0:
+                return -1
+            pos = _spaces_end(text, close, cut)
+            most -= 1
+        return pos
+
+    def paragraph_block_end(self, i: int, cut: int = -1) -> int:
+        """Where the command at ``i`` ends as a raw TeX block in a paragraph's text, where
+        pandoc reads it as a block alone (:data:`TEX_BLOCK_ONLY_COMMANDS`), or -1."""
+        m = self._command.match(self._text, i)
+        if m is None or m.group(1) not in TEX_BLOCK_ONLY_COMMANDS:
+            return -1
+        return self.block_end(i, cut)
+
+    def _closed_environment(self, pos: int) -> bool:
+        """Whether the ``\\begin`` whose name ends at ``pos`` opens an environment pandoc
+        reads as a block: one not inline (:data:`TEX_INLINE_ENVIRONMENTS`) that an
+        ``\\end`` closes before the cut."""
+        m = _TEX_ENVIRONMENT_NAME.match(self._text, pos, self._cut)
+        if m is None or m.group(1) in self._inline_environments:
+            return False
+        if self._environment_ends is None:
+            self._environment_ends = {}
+            for end in _TEX_ENVIRONMENT_END.finditer(self._text):
+                self._environment_ends.setdefault(end.group(1), []).append(end.start())
+        ends = self._environment_ends.get(m.group(1), [])
+        k = bisect_left(ends, m.end())
+        return k < len(ends) and ends[k] < self._cut
 
     def _read_end(self, i: int) -> int:
         """:meth:`end` read from the text."""
@@ -2285,6 +2401,25 @@ def _close_group(
     for p in members:
         p.group = group
     return after, members
+
+
+def _block_in_bracket(
+    stack: list[_Bracket], start: int, balance: Balance, emphasis: _Emphasis
+) -> int:
+    """A block starts at ``start`` (an HTML block element's tag, a raw TeX block) in the
+    brackets of ``stack``: those no ``]`` balances after it are text (taken off the
+    stack), and pandoc's reading of the innermost one's text stops there, dropping the rest
+    up to its ``]`` (``[a <div> @b]``, ``[a \\par @b]`` cite nothing).  The offset of that
+    ``]``, brackets in keys counted (-1: none is left)."""
+    while stack:
+        closing = balance.of(stack[-1].open_at)
+        if closing > start:
+            if stack[-1].blocked < 0:
+                stack[-1].blocked = start
+            return closing
+        stack.pop()  # no "]" balances it after the block's start: its "[" is text
+        emphasis.leave()
+    return -1
 
 
 def _suffix_keys_let_go(bracket: _Bracket) -> None:

@@ -391,6 +391,100 @@ TEX_NOT_ARGUMENT_COMMANDS_3 = TEX_NOT_ARGUMENT_COMMANDS | {"hskip", "mskip", "vs
 #: definitions (``\\bf x \\def\\y{z} @a`` cites nothing); 2.17, 3.6.1 and 3.9 checked
 #: (``\\bf x \\name{y} @a``; pandoc 3 reads ``\\hskip 1pt`` on, but not ``\\hskip{y}``).
 TEX_DECLARATION_STOP_COMMANDS = TEX_NOT_ARGUMENT_COMMANDS - TEX_DEFINITION_COMMANDS
+#: Commands pandoc reads as a raw TeX block wherever they stand, whatever follows them: in
+#: a bracket's text (a link's, a note's, a citation group's), its inline reading stops at
+#: one and drops the rest up to the bracket's ``]`` (``[\\par @a]`` and ``[@b; \\par @a]``
+#: cite nothing of what follows); 2.17, 3.6.1 and 3.9 checked, each with ``@a`` after it,
+#: and after ``{y}`` and ``{``.
+TEX_BLOCK_COMMANDS = frozenset({"hrule", "item", "par", "pfbreak", "raggedright", "strut"})
+#: Commands pandoc reads as a raw TeX block with the options and groups that follow them
+#: (on their line), unless a ``{`` there never closes (``[\\maketitle @a]`` and
+#: ``[\\maketitle[o] {x} @a]`` cite nothing, ``[\\maketitle {@a]`` cites ``a``); the
+#: value: how many groups they take at most (-1: any number); checked as those above.
+TEX_RAW_BLOCK_COMMANDS: Mapping[str, int] = MappingProxyType(
+    {
+        **dict.fromkeys(
+            (
+                "addcontentsline", "addtocontents", "addtocounter", "bibliographystyle",
+                "hyperdef", "ignore", "listoffigures", "listoftables", "makeglossary",
+                "makeindex", "maketitle", "markboth", "markleft", "markright", "pdfannot",
+                "pdfstringdef", "rule", "special",
+            ),
+            -1,
+        ),
+        **dict.fromkeys(("include", "subfile", "usepackage"), 1),
+    }
+)  # fmt: skip
+#: Commands pandoc reads as a raw TeX block once they take a token (a group, a word, a
+#: command ...; options, white space and comments before it), as :data:`TEX_BLOCK_COMMANDS`
+#: (``[\\caption x @a]`` and ``[\\caption [@a] x]`` cite nothing, ``[\\caption [@a]]``
+#: cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+TEX_TOKEN_BLOCK_COMMANDS = frozenset(
+    {
+        "address", "caption", "centerline", "closing", "date", "dedication", "extratitle",
+        "frontispiece", "lowertitleback", "opening", "publishers", "subject", "subtitle",
+        "titlehead", "uppertitleback",
+    }
+)  # fmt: skip
+#: Commands pandoc reads as a raw TeX block once they take their groups (this many, each
+#: after options, white space or comments), as :data:`TEX_BLOCK_COMMANDS`
+#: (``[\\section{x} @a]`` and ``[\\section*[o] % c`` and a line break ``{x} @a]`` cite
+#: nothing, ``[\\section @a]``, ``[\\section{x @a]`` and ``[\\parbox{x} @a]`` cite
+#: ``a``); 2.17, 3.6.1 and 3.9 checked with one to six groups.
+TEX_GROUP_BLOCK_COMMANDS: Mapping[str, int] = MappingProxyType(
+    {
+        **dict.fromkeys(
+            (
+                "addbibresource", "author", "bibliography", "blockquote", "chapter",
+                "documentclass", "fancybreak", "framesubtitle", "frametitle",
+                "lstinputlisting", "newenvironment", "newtheorem", "paragraph", "part",
+                "plainbreak", "provideenvironment", "renewenvironment", "section",
+                "setdefaultlanguage", "setmainlanguage", "signature", "subparagraph",
+                "subsection", "subsubsection", "theoremstyle", "title", "write",
+            ),
+            1,
+        ),
+        **dict.fromkeys(
+            ("epigraph", "foreignblockquote", "hyphenblockquote", "inputminted", "parbox"), 2
+        ),
+        "PackageError": 3,
+        "plainfancybreak": 3,
+        "titleformat": 5,
+    }
+)  # fmt: skip
+#: Of those, the ones whose groups take no options before them (``[\\parbox[o]{x}{y} @a]``
+#: cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+TEX_GROUP_BLOCK_NO_OPTION_COMMANDS = frozenset(
+    {
+        "PackageError", "epigraph", "fancybreak", "foreignblockquote", "hyphenblockquote",
+        "newenvironment", "newtheorem", "plainbreak", "plainfancybreak", "provideenvironment",
+        "renewenvironment", "theoremstyle", "titleformat", "write",
+    }
+)  # fmt: skip
+#: Of those, the ones pandoc never reads as inline raw TeX: in a paragraph too they take
+#: their groups past a line break and a comment (``x \\section``, a line break,
+#: ``{@a}`` cites nothing; ``x \\addbibresource``, a line break, ``{@a}`` cites ``a``);
+#: 2.17, 3.6.1 and 3.9 checked.
+TEX_BLOCK_ONLY_COMMANDS = frozenset(
+    {
+        "author", "blockquote", "chapter", "epigraph", "foreignblockquote", "framesubtitle",
+        "frametitle", "hyphenblockquote", "paragraph", "parbox", "part", "section",
+        "signature", "subparagraph", "subsection", "subsubsection", "title",
+    }
+)  # fmt: skip
+#: The environments pandoc reads as inline raw TeX (math); any other, closed by its
+#: ``\\end``, is a raw TeX block as :data:`TEX_BLOCK_COMMANDS` (``[\\begin{figure}x
+#: \\end{figure} @a]`` cites nothing, ``[\\begin{math}x\\end{math} @a]`` cites ``a``);
+#: 2.17, 3.6.1 and 3.9 checked.
+TEX_INLINE_ENVIRONMENTS = frozenset(
+    {
+        "align", "align*", "alignat", "alignat*", "darray", "darray*", "dgroup", "dgroup*",
+        "displaymath", "dmath", "dmath*", "eqnarray", "eqnarray*", "equation", "equation*",
+        "gather", "gather*", "math", "multline", "multline*",
+    }
+)  # fmt: skip
+#: and those of pandoc 3 (3.6.1 and 3.9 checked)
+TEX_INLINE_ENVIRONMENTS_3 = TEX_INLINE_ENVIRONMENTS | {"flalign", "flalign*", "subequations"}
 #: Commands pandoc always reads as text, arguments and all (``\\citetext{@a}`` cites
 #: ``a``); 2.17, 3.6.1 and 3.9 checked.
 TEX_TEXT_COMMANDS = frozenset({"citetext"})
