@@ -209,6 +209,8 @@ def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
         ("x " + "".join(f"[\\begin{{e{i}}} @a " for i in range(20_000)), ["a"] * 20_000),
         ("x [" + "\\begin{e} @a " * 20_000 + "\\end{e}]", []),
         ("x [" + "\\parbox{y}" * 20_000 + " @a]", ["a"]),  # one group each
+        ("x \\foo" + "\\xspace " * 20_000 + "[@a]", []),
+        ("x " + "\\xspace" * 20_000 + " [@a]", ["a"]),
     ],
     ids=[
         "no group, brackets open",
@@ -218,13 +220,16 @@ def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
         "environments of many names",
         "environments closed once",
         "groups after groups",
+        "xspaces after a command",
+        "xspaces alone",
     ],
 )
 def test_raw_tex_blocks_in_brackets_are_found_in_bounds(text: str, cited: list[str]) -> None:
     """A raw TeX block in a bracket (a block command, one with its groups or token, a
     closed environment) ends pandoc's reading of the bracket's text; each command in a
     bracket is asked once, with no walk over the brackets open around it, the groups'
-    closings and the environments' ends looked up."""
+    closings and the environments' ends looked up. The ``\\xspace`` commands pandoc
+    drops after a command are passed over once for it, not from each of them."""
     _read_in_bounds(text + "\n\n# H\n\n[@k]\n", [*cited, "k"])
 
 

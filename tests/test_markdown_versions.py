@@ -39,6 +39,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NOT_ARGUMENT_COMMANDS,
     TEX_PARSED_COMMANDS,
     TEX_RAW_BLOCK_COMMANDS,
+    TEX_TOKEN_ARGUMENT_COMMANDS,
     TEX_TOKEN_BLOCK_COMMANDS,
     TEX_TOKEN_LATER_ARGUMENT_COMMANDS,
     TEX_UNIT_COMMANDS,
@@ -132,6 +133,10 @@ CASES = [
     # pandoc 3.9 reads \\ifstrequal with its options when a brace that never closes
     # follows them, 2.17 and 3.6.1 make it text (its bracket cites)
     "x \\ifstrequal[@a]{ y\n",
+    # pandoc 2 reads \\caption's options after a line break, pandoc 3 not (the bracket
+    # holds citations, and "[" is the command's character); both read the others' there
+    "x \\caption% c\n[@a1]x\n\nx \\caption\n [@a2]x and \\caption[x]\n[@a3]y\n\n"
+    "x \\textgerman% c\n[@b2]x and \\date\n[@b3]x\n\nx \\caption [@b1]x\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before
@@ -682,6 +687,29 @@ ALIKE = [
     # dimension, fails in braces read as text
     "x \\emph{y \\emph} @a1\n\nx \\textbf{@a2 \\textgerman}\n\nx \\caption{@a3\\emph}\n\n"
     "x \\textbf{@a4\\hskip} y\n\nx \\bf\\hskip{z}@a5\n\nx \\textbf{@b1 \\b} and \\emph{@b2 \\v}\n",
+    # a command that takes a group first and has none is text to pandoc: its star and what
+    # follows are Markdown (after emphasis, "@a" is no citation), but the blocks read with
+    # their options (\\usepackage*y*@a cites a)
+    "".join(
+        f"x \\{name}*y*@a{i};\n\n*\\{name}*@b{i}\n\nx \\{name} -@c{i} y\n\n"
+        for i, name in enumerate(
+            sorted(
+                name
+                for name, count in TEX_GROUP_COUNTS_3_9.items()
+                if count > 0
+                and name not in TEX_TOKEN_ARGUMENT_COMMANDS
+                and name not in _NOT_ARGUMENT_UNTRIED
+            )
+        )
+    ),
+    # a dimension after a command comes after white space with one line break at most, a
+    # comment before it: raw TeX, an "@" right after it cites
+    "x \\foo% c\n1pt@a1;\n\nx \\foo % c\n 1pt@a2\n\nx \\foo[o]% c\n1pt@a3 and \\foo% c\n=2.5cm@a4\n\n"
+    "x \\hskip% c\n1pt@a5\n\nx \\foo%c\n%d\n1pt@b1\n",
+    # pandoc drops "\\xspace" right after a command: the command reads its arguments after it
+    "x \\foo\\xspace [@a1] and \\item\\xspace [@a2]\n\nx \\href\\xspace{x}@a3 y\n\n"
+    "x \\footnote\\xspace{@a4} y and \\foo\\xspace\\xspace [@a5]\n\nx \\foo\\xspace% c\n[@a6]\n\n"
+    "x \\foo\\xspace{x}@b1 and \\foo\\xspace y [@b2]\n",
     # a raw TeX block in a bracket: pandoc's reading of the bracket's text stops there and
     # drops the rest up to its "]" (a link's, a note's, a group's; not after it)
     "".join(

@@ -58,6 +58,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_NOT_ARGUMENT_COMMANDS_3,
     TEX_ONE_OPTION_COMMANDS,
     TEX_ONE_OPTION_COMMANDS_3,
+    TEX_OPTION_ON_LINE_COMMANDS_3,
     TEX_OPTIONS_ONLY_COMMANDS,
     TEX_PARSED_COMMANDS,
     TEX_PARSED_COMMANDS_3,
@@ -532,6 +533,8 @@ def _scan(
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
                 pos = tex_end = raw_tex.end(start, par.cut(start))
+                if raw_tex.is_text(start):  # its reading fails
+                    pos = tex_end = start + 1
                 if not stack:  # a block takes its groups past line breaks and comments
                     pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, par.cut(start)))
                 if cells:  # as far as the simple table's cell goes
@@ -752,10 +755,13 @@ _TEX_COMMAND = re.compile(r"\\([^\W\d_]++)[ \t]*+(?:\*[ \t]*+)?+")
 #: a word of letters (pandoc's TeX tokenizer reads it as one token)
 _TEX_WORD = re.compile(r"[^\W\d_]++")
 _TEX_COMMAND_AT = re.compile(r"\\((?:[^\W\d_]|@)++)[ \t]*+(?:\*[ \t]*+)?+")
-#: a dimension after a command's optional arguments (pandoc's ``dimenarg``): ``=`` may
-#: open it, then a word, a ``.`` and a word may follow; its digits and dots, then a unit
-#: or nothing (``\\foo 1``, ``\\foo=2.5cm``)
-_TEX_DIMENSION = re.compile(r"[ \t]*+(?:\r?\n[ \t]*+)?+=?+([^\W_]++)(?:\.([^\W_]++))?+")
+#: a dimension after a command's optional arguments (pandoc's ``dimenarg``), after white
+#: space with one line break at most (a comment before it): ``=`` may open it, then a word,
+#: a ``.`` and a word may follow; its digits and dots, then a unit or nothing (``\\foo 1``,
+#: ``\\foo=2.5cm``, ``\\foo% c`` and ``1pt`` on the next line)
+_TEX_DIMENSION = re.compile(
+    r"[ \t]*+(?:(?:%[^\n]*+)?+\r?\n[ \t]*+)?+=?+([^\W_]++)(?:\.([^\W_]++))?+"
+)
 _TEX_NUMBER = re.compile(r"[0-9.]*+")
 _TEX_UNITS = frozenset({"", "pt", "pc", "in", "bp", "cm", "mm", "dd", "cc", "sp"})
 #: pandoc's white space in raw TeX: spaces, at most one line break, a comment before it
@@ -857,6 +863,7 @@ class _RawTex:
         "_no_option_commands",
         "_not_argument_commands",
         "_one_option_commands",
+        "_options_on_line",
         "_parsed_commands",
         "_reading_fails",
         "_text",
@@ -894,6 +901,8 @@ class _RawTex:
             if expand_words
             else TEX_NO_ARGUMENT_COMMANDS_3
         )
+        #: and reads every character command's options after a line break
+        self._options_on_line = frozenset() if at_letters else TEX_OPTION_ON_LINE_COMMANDS_3
         #: and reads some commands' options otherwise, others with a dimension only
         self._one_option_commands = (
             TEX_ONE_OPTION_COMMANDS if at_letters else TEX_ONE_OPTION_COMMANDS_3
@@ -996,6 +1005,22 @@ class _RawTex:
             self._cut = key[1]
         stop, self._group_missing, self._unclosed_after_arguments = known
         return stop
+
+    def is_text(self, i: int) -> bool:
+        """Whether the command at ``i``, which :meth:`end` read last, is text to pandoc in
+        a paragraph: it takes a group first and none comes (or another argument it does
+        not find), so that its reading fails (``\\footnote*x*@a`` is text and emphasis,
+        ``@a`` no citation), but for those pandoc reads as blocks with their options
+        (``\\usepackage*x*@a`` cites ``a``)."""
+        if not self._group_missing:
+            return False
+        m = self._command.match(self._text, i)
+        return (
+            m is not None
+            and m.group(1) not in TEX_RAW_BLOCK_COMMANDS
+            # pandoc 3.9 reads "\\ifstrequal[@a]{ y" as raw TeX up to the "{"
+            and not (self._unclosed_after_arguments and m.group(1) in self._unclosed_raw_commands)
+        )
 
     def block_end(self, i: int, cut: int = -1) -> int:
         """Where the command at ``i`` ends as a raw TeX block to pandoc (up to ``cut`` as in
@@ -1100,6 +1125,16 @@ class _RawTex:
             if cited is not None:  # "\\cite{@a \\x}" cites a: pandoc's reading fails
                 return i + 1 if cited < 0 else cited
         stop = self._arguments(name, pos)
+        after = pos if name == "xspace" else self._xspaces_end(pos)  # each read once
+        if after > pos and stop == pos:
+            # pandoc drops "\\xspace" there: "\\foo\\xspace [@a]" is "\\foo[@a]"
+            self._clear_command_flags()
+            self._group_missing = False
+            stop = self._arguments(name, after)
+            if stop == after:  # nothing taken after it: "\\xspace" is read on its own
+                self._clear_command_flags()
+                self._group_missing = False
+                stop = self._arguments(name, pos)
         if name in TEX_CITATION_COMMANDS or name in TEX_MULTI_CITATION_COMMANDS:
             self._group_missing = True  # no key list: "\\bf x \\cite y @a" cites a
         if self._reading_fails:
@@ -1107,6 +1142,14 @@ class _RawTex:
         if 0 <= self._group_from < stop and not self._arguments_read(name, stop):
             return i + 1  # pandoc's LaTeX reader fails on it: "\\emph{a", a blank line ...
         return stop
+
+    def _xspaces_end(self, pos: int) -> int:
+        """The offset after the ``\\xspace`` commands at ``pos`` (with the white space
+        after each), which pandoc drops before the arguments of the command before them
+        (``pos`` if none)."""
+        while (m := self._command.match(self._text, pos, self._cut)) and m.group(1) == "xspace":
+            pos = m.end()
+        return pos
 
     def _arguments_read(self, name: str, stop: int) -> bool:
         """Whether pandoc reads the braced arguments of ``name`` (from ``_group_from`` to
@@ -1260,7 +1303,11 @@ class _RawTex:
         if name in self._character_commands:
             name_end = pos
             if name in TEX_CHARACTER_OPTION_COMMANDS:  # "\\caption[x]@b": "@" is its argument
-                pos = self._options_end(pos, 1 if name in self._one_option_commands else -1)
+                pos = self._options_end(
+                    pos,
+                    1 if name in self._one_option_commands else -1,
+                    lines=name not in self._options_on_line,
+                )
             k = _TEX_BLANKS.match(text, pos).end()  # type: ignore[union-attr]
             if k < self._cut and (text[k] == "[" or not _TEX_NOT_CHARACTER_ARGUMENT.match(text, k)):
                 return k + 1  # "\\emph x@b", "\\emph[@b]": "x", "[" is its argument
@@ -1663,14 +1710,15 @@ class _RawTex:
         k = m.end() if m is not None else pos
         return k >= len(self._text) or self._text[k] in TEX_NO_CHARACTER_AFTER_OPTIONS
 
-    def _options_end(self, pos: int, most: int = -1) -> int:
+    def _options_end(self, pos: int, most: int = -1, lines: bool = True) -> int:
         """The offset after the optional arguments from ``pos`` on, each in white space
-        (``most`` of them at most, -1: any number)."""
+        (``most`` of them at most, -1: any number; ``lines``: a line break in it)."""
         text = self._text
         at = pos  # where the white space before the next option begins
+        spaces = _TEX_SPACE if lines else _TEX_INLINE_SPACE
         while self._budget >= 0 and most != 0:
             most -= 1
-            space = _TEX_SPACE.match(text, at)
+            space = spaces.match(text, at)
             assert space is not None  # it matches the empty string
             close = (
                 self._closed(_TEX_OPTION, space.end())

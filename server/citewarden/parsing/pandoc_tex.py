@@ -161,6 +161,10 @@ TEX_ONE_OPTION_COMMANDS = TEX_LANGUAGE_COMMANDS
 #: and those pandoc 3 reads so (3.6.1 and 3.9 checked; pandoc 2.17 reads ``\\caption [@a]
 #: [@c]``'s brackets as its optional arguments, as the others')
 TEX_ONE_OPTION_COMMANDS_3 = TEX_ONE_OPTION_COMMANDS | {"caption"}
+#: and reads its option on the command's line only (``\\caption``, a line break,
+#: ``[@a]x`` cites ``a``; 2.17 and the other character commands read it there; 3.6.1 and
+#: 3.9 checked)
+TEX_OPTION_ON_LINE_COMMANDS_3 = frozenset({"caption"})
 
 #: Commands whose optional arguments pandoc reads only before a braced argument: where no
 #: ``{`` follows them, the command is read alone and its brackets as text, so ``\\cite
