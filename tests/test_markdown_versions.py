@@ -133,6 +133,10 @@ CASES = [
     # pandoc 3.9 reads \\ifstrequal with its options when a brace that never closes
     # follows them, 2.17 and 3.6.1 make it text (its bracket cites)
     "x \\ifstrequal[@a]{ y\n",
+    # pandoc 2 reads a bracket's text over blank lines again: a blank line in a bracket
+    # inside it is that bracket's (its text dropped there), the outer one reads on
+    "[[\n\n]@a1;] and x [y [\n\n] @a2] z\n\nx [[\n\n] y\n\n@b1] z @a3\n\n"
+    "x [a [b\n\n c] [d\n\n e] @a4] @a5\n",
     # pandoc 2 reads \\caption's options after a line break, pandoc 3 not (the bracket
     # holds citations, and "[" is the command's character); both read the others' there
     "x \\caption% c\n[@a1]x\n\nx \\caption\n [@a2]x and \\caption[x]\n[@a3]y\n\n"

@@ -2621,30 +2621,47 @@ def dropped_by_brackets(
 def joined_brackets(
     text: str, skip: list[tuple[int, int]], start: int = 0
 ) -> list[tuple[int, int, int]]:
-    """Where pandoc 2 drops text (sorted ``(open_at, start, end)``): a ``[`` (at
-    ``open_at``) outside the ``skip`` regions whose balancing ``]`` stands in a later
-    paragraph (brackets counted across
-    blank lines from ``start`` on, escapes and code spans passed over) keeps its text up
-    to the first blank line and drops the rest up to that ``]``, the paragraphs and
-    blocks between too (``See [x`` , a blank line, ``@a ]``: ``@a`` is no citation)."""
+    """Where pandoc 2 drops text (``(open_at, start, end)``, sorted by ``start``): a ``[``
+    (at ``open_at``) outside the ``skip`` regions whose balancing ``]`` stands in a later
+    paragraph (brackets counted across blank lines from ``start`` on, escapes and code
+    spans passed over) keeps its text up to its first blank line and drops the rest up to
+    that ``]``, the paragraphs and blocks between too (``See [x`` , a blank line, ``@a ]``:
+    ``@a`` is no citation). pandoc reads the bracket's text again, so a blank line in a
+    bracket inside it is that bracket's, read the same way (``[[``, a blank line,
+    ``]@a;]`` cites ``a``: the inner bracket drops its blank line, the outer one keeps
+    all)."""
     if "[" not in text or _PAR.search(text, start) is None:
         return []
     closes = _closes(text, True, start)
     starts = [region_start for region_start, _ in skip]
-    blanks = [m.start() for m in _PAR.finditer(text, start)]
+    # the first blank line of each bracket that no bracket inside it holds
+    own: dict[int, int] = {}
+    events = sorted(
+        [(open_at, 0) for open_at in closes]
+        + [(close_at, 2) for close_at in closes.values()]
+        + [(m.start(), 1) for m in _PAR.finditer(text, start)]
+    )
+    inside: list[int] = []  # the brackets open around, innermost last
+    for at, kind in events:
+        if kind == 0:
+            inside.append(at)
+        elif kind == 2:
+            inside.pop()
+        elif inside and inside[-1] not in own:
+            own[inside[-1]] = at
     dropped: list[tuple[int, int, int]] = []
-    reached = -1
-    for open_at in sorted(closes):
-        close_at = closes[open_at]
-        if open_at < reached:
-            continue
+    regions: list[tuple[int, int]] = []  # dropped stretches around the bracket read
+    for open_at in sorted(own):
+        while regions and regions[-1][1] <= open_at:
+            regions.pop()
+        if regions and regions[-1][0] <= open_at:
+            continue  # in a stretch a bracket around it drops
         k = bisect_right(starts, open_at) - 1
         if k >= 0 and open_at < skip[k][1]:
             continue  # in code or another region not read as text
-        b = bisect_left(blanks, open_at)
-        if b < len(blanks) and blanks[b] < close_at:
-            dropped.append((open_at, blanks[b], close_at))
-            reached = close_at
+        dropped.append((open_at, own[open_at], closes[open_at]))
+        regions.append((own[open_at], closes[open_at]))
+    dropped.sort(key=lambda d: d[1])
     return dropped
 
 
