@@ -26,6 +26,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_BLOCK_ONLY_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
+    TEX_CHARACTER_OPTION_COMMANDS,
     TEX_DECLARATION_COMMANDS,
     TEX_GROUP_BLOCK_COMMANDS,
     TEX_GROUP_BLOCK_NO_OPTION_COMMANDS,
@@ -710,6 +711,12 @@ ALIKE = [
     # comment before it: raw TeX, an "@" right after it cites
     "x \\foo% c\n1pt@a1;\n\nx \\foo % c\n 1pt@a2\n\nx \\foo[o]% c\n1pt@a3 and \\foo% c\n=2.5cm@a4\n\n"
     "x \\hskip% c\n1pt@a5\n\nx \\foo%c\n%d\n1pt@b1\n",
+    # a character command with options and no character after them (a "~", a "$" ...)
+    # fails as another's argument: the command around is text, its bracket too
+    "".join(
+        f"x \\caption [@a{i}]\\{name} [@b{i}]~ y\n\nx \\emph \\{name} [@c{i}]$x$\n\n"
+        for i, name in enumerate(sorted(TEX_CHARACTER_OPTION_COMMANDS))
+    ),
     # pandoc drops "\\xspace" right after a command: the command reads its arguments after it
     "x \\foo\\xspace [@a1] and \\item\\xspace [@a2]\n\nx \\href\\xspace{x}@a3 y\n\n"
     "x \\footnote\\xspace{@a4} y and \\foo\\xspace\\xspace [@a5]\n\nx \\foo\\xspace% c\n[@a6]\n\n"

@@ -1025,12 +1025,12 @@ class _RawTex:
     def block_end(self, i: int, cut: int = -1) -> int:
         """Where the command at ``i`` ends as a raw TeX block to pandoc (up to ``cut`` as in
         :meth:`end`), or -1 where it is none: one of :data:`TEX_BLOCK_COMMANDS` (after its
-        name), of :data:`TEX_RAW_BLOCK_COMMANDS` (:meth:`_raw_block_end`), an environment an ``\\end`` closes (after its name, see
-        :meth:`_closed_environment`), one of :data:`TEX_TOKEN_BLOCK_COMMANDS` with a token
-        or of :data:`TEX_GROUP_BLOCK_COMMANDS` with its groups (white space with a line
-        break at most, a comment before it, and options, but
-        :data:`TEX_GROUP_BLOCK_NO_OPTION_COMMANDS`', before each), pandoc reading the
-        groups (:meth:`_arguments_read`)."""
+        name), of :data:`TEX_RAW_BLOCK_COMMANDS` (:meth:`_raw_block_end`), an environment
+        an ``\\end`` closes (after its name, :meth:`_closed_environment`), one of
+        :data:`TEX_TOKEN_BLOCK_COMMANDS` with a token or of :data:`TEX_GROUP_BLOCK_COMMANDS`
+        with its groups (white space with a line break at most, a comment before it, and
+        options before each, but for :data:`TEX_GROUP_BLOCK_NO_OPTION_COMMANDS`), pandoc
+        reading the groups (:meth:`_arguments_read`)."""
         text = self._text
         self._cut = cut = cut if cut >= 0 else len(text)
         m = self._command.match(text, i, cut)
@@ -1325,7 +1325,10 @@ class _RawTex:
                     self._group_from = k
                     return close
             if pos > name_end and self._no_character(pos):
-                return name_end  # "\\caption [@a]" at the end: its bracket is text
+                # "\\caption [@a]" at the end: its bracket is text, and as another's
+                # argument it fails ("\\caption [@a]\\textgerman [@b]" cites both)
+                self._group_missing = True
+                return name_end
             if (k >= self._cut or text[k] == "}") and name not in TEX_ACCENT_COMMANDS:
                 self._group_missing = True  # nothing to take: "\\emph{x \\emph} @a" cites a
                 return pos

@@ -456,8 +456,8 @@ TEX_GROUP_BLOCK_COMMANDS: Mapping[str, int] = MappingProxyType(
         "titleformat": 5,
     }
 )  # fmt: skip
-#: Of those, the ones whose groups take no options before them (``[\\parbox[o]{x}{y} @a]``
-#: cites ``a``); 2.17, 3.6.1 and 3.9 checked.
+#: Of those, the ones whose groups take no options before them (``[\\epigraph[o]{x}{y} @a]``
+#: cites ``a``, ``[\\parbox[o]{x}{y} @a]`` nothing); 2.17, 3.6.1 and 3.9 checked.
 TEX_GROUP_BLOCK_NO_OPTION_COMMANDS = frozenset(
     {
         "PackageError", "epigraph", "fancybreak", "foreignblockquote", "hyphenblockquote",
