@@ -209,6 +209,7 @@ def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
         ("x " + "".join(f"[\\begin{{e{i}}} @a " for i in range(20_000)), ["a"] * 20_000),
         ("x [" + "\\begin{e} @a " * 20_000 + "\\end{e}]", []),
         ("x [" + "\\parbox{y}" * 20_000 + " @a]", ["a"]),  # one group each
+        ("x " + "\\footnote{@a \\section} " * 20_000, ["a"] * 20_000),
         ("x \\foo" + "\\xspace " * 20_000 + "[@a]", []),
         ("x " + "\\xspace" * 20_000 + " [@a]", ["a"]),
     ],
@@ -220,6 +221,7 @@ def test_braces_read_as_text_are_read_once(text: str, cited: list[str]) -> None:
         "environments of many names",
         "environments closed once",
         "groups after groups",
+        "blocks failing in blocks",
         "xspaces after a command",
         "xspaces alone",
     ],

@@ -151,6 +151,12 @@ _NOT_ARGUMENT_UNTRIED = frozenset(
     {"endinput", "ifstrequal", "newenvironment", "provideenvironment", "renewenvironment"}
 )
 
+#: block commands that define something (or start a document): the text after them in the
+#: same document is read otherwise
+_DEFINING_BLOCK_COMMANDS = frozenset(
+    {"documentclass", "newenvironment", "newtheorem", "provideenvironment", "renewenvironment"}
+)
+
 #: siunitx's commands that end in a unit: their numbers and their unit in braces
 _UNIT_COUNTS = {name: numbers + 1 for name, numbers in TEX_UNIT_COMMANDS.items()}
 
@@ -716,6 +722,16 @@ ALIKE = [
     "".join(
         f"x \\caption [@a{i}]\\{name} [@b{i}]~ y\n\nx \\emph \\{name} [@c{i}]$x$\n\n"
         for i, name in enumerate(sorted(TEX_CHARACTER_OPTION_COMMANDS))
+    ),
+    # in braces read as blocks, a block command that takes a token or groups fails
+    # without them, and the command around is text
+    "".join(
+        f"x \\footnote{{@a{i}\\{name}}} y\n\nx \\footnote{{@b{i}\\{name}"
+        + "{y}" * TEX_GROUP_BLOCK_COMMANDS.get(name, 1)
+        + "} y\n\n"
+        for i, name in enumerate(sorted(TEX_GROUP_BLOCK_COMMANDS.keys() | TEX_TOKEN_BLOCK_COMMANDS))
+        # definitions change how pandoc reads the rest of the document, as \\documentclass
+        if name not in _DEFINING_BLOCK_COMMANDS
     ),
     # pandoc drops "\\xspace" right after a command: the command reads its arguments after it
     "x \\foo\\xspace [@a1] and \\item\\xspace [@a2]\n\nx \\href\\xspace{x}@a3 y\n\n"

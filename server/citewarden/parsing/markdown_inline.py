@@ -1216,6 +1216,9 @@ class _RawTex:
             if name in TEX_DECLARATION_STOP_COMMANDS:
                 if not blocks:
                     return False  # "\\section{@a\\par}" cites a
+                if self._block_fails(k, stop):
+                    return False  # "\\footnote{@a\\section}" cites a
+                self._cut = cut
                 continue
             if (
                 name in TEX_DEFINITION_COMMANDS
@@ -1235,6 +1238,26 @@ class _RawTex:
                 return False  # "\\textbf{@a\\gls}" cites a
             at = max(at, min(after, stop))
         return True
+
+    def _block_fails(self, k: int, stop: int) -> bool:
+        """Whether the command at ``k``, in braces read as blocks up to ``stop``, is a block
+        command whose block reading fails there: one that takes a token or groups and
+        has none (:data:`TEX_TOKEN_BLOCK_COMMANDS`, :data:`TEX_GROUP_BLOCK_COMMANDS`;
+        those nested too deep are taken as read)."""
+        m = self._command.match(self._text, k, stop)
+        if m is None or not (
+            m.group(1) in TEX_TOKEN_BLOCK_COMMANDS or m.group(1) in TEX_GROUP_BLOCK_COMMANDS
+        ):
+            return False
+        if self._nested >= _MAX_NESTED_COMMANDS:
+            return False
+        flags = (self._group_from, self._group_missing, self._unclosed_after_arguments)
+        self._nested += 1
+        try:
+            return self.block_end(k, stop) < 0
+        finally:
+            self._nested -= 1
+            self._group_from, self._group_missing, self._unclosed_after_arguments = flags
 
     def _clear_command_flags(self) -> None:
         """Forget what the reading of the command read last found of its arguments (where
