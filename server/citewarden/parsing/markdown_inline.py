@@ -532,17 +532,18 @@ def _scan(
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                pos = tex_end = raw_tex.end(start, par.cut(start))
+                cut = par.cut(start)
+                pos = tex_end = raw_tex.end(start, cut)
                 if raw_tex.is_text(start):  # its reading fails
                     pos = tex_end = start + 1
                 if not stack:  # a block takes its groups past line breaks and comments
-                    pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, par.cut(start)))
+                    pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, cut))
                 if cells:  # as far as the simple table's cell goes
                     pos = tex_end = _cell_end(text, cells, start, pos)
                 if stack:
                     balance = balance or Balance(text)
                     # pandoc reads the bracket's text up to its "]" alone
-                    cut, close = par.cut(start), balance.of(stack[-1].open_at)
+                    close = balance.of(stack[-1].open_at)
                     if close > start and not 0 <= cut < close:
                         cut = close
                     if raw_tex.block_end(start, cut) >= 0:
@@ -1128,12 +1129,10 @@ class _RawTex:
         after = pos if name == "xspace" else self._xspaces_end(pos)  # each read once
         if after > pos and stop == pos:
             # pandoc drops "\\xspace" there: "\\foo\\xspace [@a]" is "\\foo[@a]"
-            self._clear_command_flags()
-            self._group_missing = False
+            self._forget_command()
             stop = self._arguments(name, after)
             if stop == after:  # nothing taken after it: "\\xspace" is read on its own
-                self._clear_command_flags()
-                self._group_missing = False
+                self._forget_command()
                 stop = self._arguments(name, pos)
         if name in TEX_CITATION_COMMANDS or name in TEX_MULTI_CITATION_COMMANDS:
             self._group_missing = True  # no key list: "\\bf x \\cite y @a" cites a
@@ -1218,7 +1217,6 @@ class _RawTex:
                     return False  # "\\section{@a\\par}" cites a
                 if self._block_fails(k, stop):
                     return False  # "\\footnote{@a\\section}" cites a
-                self._cut = cut
                 continue
             if (
                 name in TEX_DEFINITION_COMMANDS
@@ -1252,11 +1250,13 @@ class _RawTex:
         if self._nested >= _MAX_NESTED_COMMANDS:
             return False
         flags = (self._group_from, self._group_missing, self._unclosed_after_arguments)
+        cut = self._cut
         self._nested += 1
         try:
             return self.block_end(k, stop) < 0
         finally:
             self._nested -= 1
+            self._cut = cut
             self._group_from, self._group_missing, self._unclosed_after_arguments = flags
 
     def _clear_command_flags(self) -> None:
@@ -1265,6 +1265,12 @@ class _RawTex:
         self._group_from = -1
         self._reading_fails = False
         self._unclosed_after_arguments = False
+
+    def _forget_command(self) -> None:
+        """:meth:`_clear_command_flags`, and forget whether a group the command read last
+        takes is missing."""
+        self._clear_command_flags()
+        self._group_missing = False
 
     def _expandafter(self, name_end: int, pos: int) -> int:
         """After ``\\expandafter`` (its name ends at ``name_end``, the white space after it
@@ -1471,8 +1477,7 @@ class _RawTex:
                 blank = self._blank_lines.start(at)
                 stop = end = blank if 0 <= blank < cut else cut
         self._cut = cut
-        self._clear_command_flags()
-        self._group_missing = False
+        self._forget_command()
         for start in inner:
             self._declaration_ends[start, cut] = end
         return end
@@ -1608,8 +1613,7 @@ class _RawTex:
         finally:
             self._nested -= 1
             self._cut = cut
-            self._clear_command_flags()
-            self._group_missing = False
+            self._forget_command()
 
     def _command_argument_end(self, k: int) -> int:
         """The offset after the command at ``k`` read as another command's argument (k + 1
