@@ -142,6 +142,24 @@ CASES = [
     # holds citations, and "[" is the command's character); both read the others' there
     "x \\caption% c\n[@a1]x\n\nx \\caption\n [@a2]x and \\caption[x]\n[@a3]y\n\n"
     "x \\textgerman% c\n[@b2]x and \\date\n[@b3]x\n\nx \\caption [@b1]x\n",
+    # where pandoc looks for a bracket's "]", it passes over raw TeX and its arguments
+    # (pandoc 2 over blank lines): a bracket a command takes as its token or option opens
+    # nothing, a "]" it takes closes nothing, a blank line in it is no bracket's
+    "x \\emph[\n\n [@a1]] y\n\nx [\n\n@a2;\\b ] y\n\nx [\\b \n\n [@a3]] y\n",
+    "[\n\n\\b  [@a1] x\n",
+    "[\n\n\\emph[@a1;] x\n",
+    # but over none whose name pandoc reads as a block: their brackets count
+    "x [\n\n\\section{[}]@a1] y\n\nx [\n\n\\textbf{[}]@a2] y\n",
+    "x [\\section{[}@a1] y\n\nx [\\section*{\\emph[}@a2] y\n\nx [\\begin{e}[\\end{e}]@a3] y\n\n"
+    "x [\\textbf{[}] @a5] y\n\nx [\\section{[}]@a6] y\n\nx [\\b{[}] @a7] y\n",
+    # a raw TeX block in a bracket pandoc 2 closes in a later paragraph drops the rest
+    "x [y \\section{x} @a1 y\n\nz] @a2\n\nx [y \\par @b1\n\nz] @b2\n",
+    # a command in a bracket reads no argument past the bracket's "]" (a block's name: its
+    # reading fails there; another's arguments are passed over in looking for the "]");
+    # one read as a block past it makes the bracket no citation group (but in pandoc 3
+    # before 3.8)
+    "x [\\section{@a1]} y\n\nx [\\caption{@a2]} y\n\nx [\\foo{@a3]} y\n\n"
+    "x [\\maketitle{@a4]} y\n\nx [@b1 \\section{x]} y\n\nx [@b2 \\foo{x]} y\n",
 ]
 
 #: documents every version reads alike, where citewarden read otherwise before

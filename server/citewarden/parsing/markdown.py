@@ -119,8 +119,7 @@ def parse_markdown(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -
     examples = frozenset(blocks.examples)
     pending = scan.pending
     if dialect.brackets_across_paragraphs:
-        dropped = dropped_by_brackets(text, blocks.skip, blocks.title_end)
-        pending = _not_dropped(pending, dropped)
+        pending = _not_dropped(pending, [(begin, end) for _, begin, end in scan.joined])
     if blocks.notes:
         labels = [label for meta in blocks.metadata for label in meta.note_labels]
         pending = unread_notes_dropped(pending, blocks.notes, scan.note_refs, labels)

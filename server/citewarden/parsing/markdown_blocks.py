@@ -54,6 +54,7 @@ from citewarden.parsing.markdown_inline import (
     _Pending,
     _Scan,
     _scan,
+    _within,
     block_tag_end,
     joined_brackets,
 )
@@ -394,7 +395,13 @@ def _cut_group(text: str, group: Span, cells: list[int]) -> bool:
 def _dialect_scan(text: str, blocks: Blocks, dialect: PandocDialect) -> _Scan:
     joined = None
     if dialect.brackets_across_paragraphs:
-        joined = joined_brackets(text, blocks.skip, blocks.title_end)
+        joined = joined_brackets(
+            text,
+            blocks.skip,
+            blocks.title_end,
+            dialect.tex_at_letters,
+            dialect.tex_expandafter_words,
+        )
     return scan_blocks(
         text,
         blocks,
@@ -478,12 +485,6 @@ def _union(stretches: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             out.append((start, end))
     return out
-
-
-def _within(stretches: list[tuple[int, int]], starts: list[int], at: int) -> bool:
-    """``at`` lies in one of the sorted, disjoint ``stretches`` (``starts``: theirs)."""
-    k = bisect_right(starts, at) - 1
-    return k >= 0 and at < stretches[k][1]
 
 
 @dataclass(slots=True)

@@ -23,6 +23,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_AT_AFTER_SPACE_COMMANDS_3_9,
     TEX_AT_ARGUMENT_COMMANDS,
     TEX_BLOCK_COMMANDS,
+    TEX_BLOCK_NAMES,
     TEX_BLOCK_ONLY_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
@@ -273,6 +274,8 @@ class _Scan:
     #: the offsets of the ``bars`` given read in the text (a pipe table's cells' ends),
     #: not in code, math, raw TeX, HTML or an escape
     bars_read: list[int] = field(default_factory=list)
+    #: the stretches pandoc 2 drops, the ``joined`` the reading was given
+    joined: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 def _scan(
@@ -328,7 +331,7 @@ def _scan(
     quotes' markers as spaces); ``cells``: sorted offsets where a table's cells start (a
     ``@`` or a ``-`` there is after no word nor emphasis, a simple table's ends a code
     span)."""
-    out = _Scan()
+    out = _Scan(joined=joined or [])
     pending = out.pending
     n = len(text)
     stack: list[_Bracket] = []  # open brackets, innermost last
@@ -359,7 +362,9 @@ def _scan(
     key_end = -1  # end of the last key read
     emphasis = _Emphasis(text, bullets)
     drop_until = -1  # citations starting before this offset are text pandoc drops
-    balance: Balance | None = None
+    balance = Balance(
+        text, tex_text, tex_at_letters, tex_expand_words, {o: c for o, _, c in joined or ()}
+    )
     #: groups a "]" of a key cuts when the bracket around them is no citation group
     cut_groups: list[tuple[_Bracket, list[_Pending]]] = []
     pos = 0
@@ -460,13 +465,10 @@ def _scan(
                         stack[-1].take(bracket, marks)
                     pos = attributes.end(pos, _in_cell(par.start(pos), next_bar))  # a span's
                     continue
-                if counted_brackets and bracket.bracketed:
-                    balance = balance or Balance(text)
                 follows = text[start + 1 : start + 2]
                 if open_follows and follows in ("[", "{"):
                     # pandoc 3: a group unless a label or an attribute set follows
                     if follows == "[":
-                        balance = balance or Balance(text)
                         follows = "[" if balance.of(start + 1) >= 0 else ""
                     elif (
                         _RAW_ATTRIBUTE.match(text, start + 1)  # a span has none
@@ -482,7 +484,7 @@ def _scan(
                     marks,
                     balance if counted_brackets else None,
                     # pandoc 3 before 3.8 alone still reads a group there
-                    bracket.blocked < 0 or counted_brackets,
+                    (bracket.blocked < 0 and not bracket.no_group) or counted_brackets,
                     follows in ("[", "{"),
                     next_bar,
                 )
@@ -490,7 +492,6 @@ def _scan(
                 pos = attributes.end(pos, _in_cell(par.start(pos), next_bar))
                 changed = False
                 if counted_brackets and members:
-                    balance = balance or Balance(text)
                     size, made = len(pending), members[0].group
                     end = _counted_group(
                         text, open_at, start, pending, first_index, bracket.member_list(), balance
@@ -507,14 +508,18 @@ def _scan(
                         p for p in pending[first_index:] if not (p.straddles and p.group is None)
                     ]
                     changed = True
-                if members and not counted_brackets and bracket.bracketed and stack:
-                    balance = balance or Balance(text)
-                    if open_at < balance.of(stack[-1].open_at) <= start:
-                        # the "]" balancing the bracket around it, brackets in keys
-                        # counted, ends it: unless that bracket is a citation group,
-                        # pandoc reads its text again up to there, where this one is cut
-                        # (``[[@{]}]]`` cites nothing)
-                        cut_groups.append((stack[-1], members))
+                if (
+                    members
+                    and not counted_brackets
+                    and bracket.bracketed
+                    and stack
+                    and open_at < balance.of(stack[-1].open_at) <= start
+                ):
+                    # the "]" balancing the bracket around it, brackets in keys counted,
+                    # ends it: unless that bracket is a citation group, pandoc reads its
+                    # text again up to there, where this one is cut (``[[@{]}]]`` cites
+                    # nothing)
+                    cut_groups.append((stack[-1], members))
                 if members:
                     _suffix_keys_let_go(bracket)
                     bracket.made_group = True
@@ -532,7 +537,11 @@ def _scan(
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                cut = par.cut(start)
+                cut = par_cut = par.cut(start)
+                if stack:  # pandoc reads the bracket's text up to its "]" alone
+                    close = balance.of(stack[-1].open_at)
+                    if close > start and not 0 <= cut < close:
+                        cut = close
                 pos = tex_end = raw_tex.end(start, cut)
                 if raw_tex.is_text(start):  # its reading fails
                     pos = tex_end = start + 1
@@ -540,16 +549,13 @@ def _scan(
                     pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, cut))
                 if cells:  # as far as the simple table's cell goes
                     pos = tex_end = _cell_end(text, cells, start, pos)
-                if stack:
-                    balance = balance or Balance(text)
-                    # pandoc reads the bracket's text up to its "]" alone
-                    close = balance.of(stack[-1].open_at)
-                    if close > start and not 0 <= cut < close:
-                        cut = close
-                    if raw_tex.block_end(start, cut) >= 0:
-                        drop_until = max(
-                            drop_until, _block_in_bracket(stack, start, balance, emphasis)
-                        )
+                if stack and raw_tex.block_end(start, cut) >= 0:
+                    drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
+                elif stack and cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
+                    # a block read past the "]": pandoc's reading of a citation group,
+                    # which reads on past it, fails there (``[\\section{@a]}`` cites
+                    # ``a`` in the text)
+                    stack[-1].no_group = True
         elif group == _MATH:
             pos = _math_end(text, start, len(m.group(_MATH)) == 2, par, math_close)
             if cells and _cell_end(text, cells, start, pos) < pos:
@@ -571,7 +577,6 @@ def _scan(
                 close = verbatim.end(start)
             if _INTERRUPTING_TAG.match(text, start) and block_tag_end(text, start) > 0:
                 if stack:
-                    balance = balance or Balance(text)
                     drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
                 if not stack:  # in a paragraph's text: it ends there, and what it opened
                     out.block_tags.append(start)
@@ -624,7 +629,6 @@ def _scan(
                         p = _Pending(key, span, start, close, dash)
                         p.bracketed = _HAS_BRACKET.search(key) is not None
                         if stack and "]" in key:
-                            balance = balance or Balance(text)
                             p.straddles = span.start <= balance.of(stack[-1].open_at) < span.end
                         pending.append(p)
                         if stack:
@@ -1022,6 +1026,23 @@ class _RawTex:
             # pandoc 3.9 reads "\\ifstrequal[@a]{ y" as raw TeX up to the "{"
             and not (self._unclosed_after_arguments and m.group(1) in self._unclosed_raw_commands)
         )
+
+    def bracket_end(self, i: int) -> int:
+        """Where pandoc's search for the ``]`` of a bracket around it goes on after the
+        command at ``i``: after the command and its arguments (:meth:`end`), or after its
+        ``\\`` where pandoc reads no raw TeX inline there (a block's name,
+        :data:`TEX_BLOCK_NAMES`, ``\\end``, the ``\\begin`` of an environment not read
+        inline, a reading that fails): ``[\\textbf{[}]@a]`` cites ``a``,
+        ``[\\section{[}]@a]`` nothing."""
+        m = self._command.match(self._text, i)
+        if m is None or m.group(1) in TEX_BLOCK_NAMES or m.group(1) == "end":
+            return i + 1
+        if m.group(1) == "begin":
+            env = _TEX_ENVIRONMENT_NAME.match(self._text, m.end())
+            if env is None or env.group(1) not in self._inline_environments:
+                return i + 1
+        stop = self.end(i)
+        return i + 1 if self.is_text(i) else stop
 
     def block_end(self, i: int, cut: int = -1) -> int:
         """Where the command at ``i`` ends as a raw TeX block to pandoc (up to ``cut`` as in
@@ -2287,6 +2308,7 @@ class _Bracket:
         "last_part",
         "made_group",
         "members",
+        "no_group",
         "open_at",
         "own_straddles",
         "semis",
@@ -2306,6 +2328,9 @@ class _Bracket:
         self.bracketed = 0  # members whose braced key holds a bracket
         #: where the first block element's tag in it stands (-1: none)
         self.blocked = -1
+        #: a raw TeX block starts in it where read past its "]" (``[\\section{@a]}``):
+        #: its text is read alone, and it is no citation group (see :func:`_scan`)
+        self.no_group = False
         #: it closed as a citation group
         self.made_group = False
         #: the members in order, those of closed brackets inside as nested lists
@@ -2598,25 +2623,49 @@ _BRACKET_TOKENS = re.compile(r"\\[\s\S]|`+|\[|\]|\n[ \t]*\r?\n")
 
 class Balance:
     """Where the ``]`` that balances each ``[`` of a text stands, counting every bracket
-    of its paragraph but those escaped or in code spans (brackets inside braced keys too):
-    found in one pass over the text, when first asked."""
+    of its paragraph but those escaped, in code spans or in raw TeX commands and their
+    arguments, as pandoc counts them to find a bracket's text (brackets inside braced
+    keys too): found in one pass over the text, when first asked.  ``tex_text``,
+    ``tex_at_letters`` and ``tex_expand_words``: as for :func:`_scan`; ``joined``: the
+    brackets pandoc 2 closes in a later paragraph (``[`` -> ``]``, see
+    :func:`joined_brackets`)."""
 
-    __slots__ = ("_closes", "_text")
+    __slots__ = ("_closes", "_joined", "_tex", "_text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(
+        self,
+        text: str,
+        tex_text: str | None = None,
+        tex_at_letters: bool = False,
+        tex_expand_words: bool = False,
+        joined: dict[int, int] | None = None,
+    ) -> None:
         self._text = text
         self._closes: dict[int, int] | None = None
+        self._tex = (tex_text or text, tex_at_letters, tex_expand_words)
+        self._joined = joined or {}
 
     def of(self, open_at: int) -> int:
         """The offset of the ``]`` balancing the ``[`` at ``open_at``; -1 when none does."""
+        if open_at in self._joined:
+            return self._joined[open_at]
         if self._closes is None:
-            self._closes = _closes(self._text)
+            raw_tex = _RawTex(*self._tex) if "\\" in self._text else None
+            self._closes = _closes(self._text, raw_tex=raw_tex)
         return self._closes.get(open_at, -1)
 
 
-def _closes(text: str, across: bool = False, pos: int = 0) -> dict[int, int]:
+def _closes(
+    text: str,
+    across: bool = False,
+    pos: int = 0,
+    raw_tex: _RawTex | None = None,
+    passed: list[tuple[int, int]] | None = None,
+) -> dict[int, int]:
     """The ``]`` balancing each ``[`` of ``text`` from ``pos`` on (escapes and code spans
-    passed over), in its paragraph (``across``: in the paragraphs after it too)."""
+    passed over, and the raw TeX commands ``raw_tex`` reads, their arguments with them:
+    each one's (start, end) added to ``passed``), in its paragraph (``across``: in the
+    paragraphs after it too)."""
     closes: dict[int, int] = {}
     opened: list[int] = []
     par_end = -1
@@ -2629,6 +2678,13 @@ def _closes(text: str, across: bool = False, pos: int = 0) -> dict[int, int]:
         elif token == "]":
             if opened:
                 closes[opened.pop()] = m.start()
+        elif token[0] == "\\":
+            if raw_tex is not None and token[1].isalpha():
+                end = raw_tex.bracket_end(m.start())
+                if end > pos:
+                    pos = end
+                    if passed is not None:
+                        passed.append((m.start(), end))
         elif token[0] == "`":
             if par_end < pos:
                 par = _PAR.search(text, pos)
@@ -2641,6 +2697,12 @@ def _closes(text: str, across: bool = False, pos: int = 0) -> dict[int, int]:
     return closes
 
 
+def _within(stretches: list[tuple[int, int]], starts: list[int], at: int) -> bool:
+    """``at`` lies in one of the sorted, disjoint ``stretches`` (``starts``: theirs)."""
+    k = bisect_right(starts, at) - 1
+    return k >= 0 and at < stretches[k][1]
+
+
 def dropped_by_brackets(
     text: str, skip: list[tuple[int, int]], start: int = 0
 ) -> list[tuple[int, int]]:
@@ -2649,27 +2711,41 @@ def dropped_by_brackets(
 
 
 def joined_brackets(
-    text: str, skip: list[tuple[int, int]], start: int = 0
+    text: str,
+    skip: list[tuple[int, int]],
+    start: int = 0,
+    tex_at_letters: bool = True,
+    tex_expand_words: bool = False,
 ) -> list[tuple[int, int, int]]:
     """Where pandoc 2 drops text (``(open_at, start, end)``, sorted by ``start``): a ``[``
     (at ``open_at``) outside the ``skip`` regions whose balancing ``]`` stands in a later
-    paragraph (brackets counted across blank lines from ``start`` on, escapes and code
-    spans passed over) keeps its text up to its first blank line and drops the rest up to
-    that ``]``, the paragraphs and blocks between too (``See [x`` , a blank line, ``@a ]``:
-    ``@a`` is no citation). pandoc reads the bracket's text again, so a blank line in a
-    bracket inside it is that bracket's, read the same way (``[[``, a blank line,
-    ``]@a;]`` cites ``a``: the inner bracket drops its blank line, the outer one keeps
-    all)."""
+    paragraph (brackets counted across blank lines from ``start`` on, escapes, code spans
+    and raw TeX commands with their arguments passed over, ``tex_at_letters`` and
+    ``tex_expand_words`` as for :func:`_scan`) keeps its text up to its first blank line
+    and drops the rest up to that ``]``, the paragraphs and blocks between too (``See
+    [x`` , a blank line, ``@a ]``: ``@a`` is no citation; ``[``, a blank line, ``@a;\\b
+    ]``: ``\\b`` takes the ``]`` as its token, ``@a`` is cited). pandoc reads the
+    bracket's text again, so a blank line in a bracket inside it is that bracket's, read
+    the same way (``[[``, a blank line, ``]@a;]`` cites ``a``: the inner bracket drops its
+    blank line, the outer one keeps all)."""
     if "[" not in text or _PAR.search(text, start) is None:
         return []
-    closes = _closes(text, True, start)
+    raw_tex = _RawTex(text, tex_at_letters, tex_expand_words) if "\\" in text else None
+    tex: list[tuple[int, int]] = []
+    closes = _closes(text, True, start, raw_tex, tex)
     starts = [region_start for region_start, _ in skip]
-    # the first blank line of each bracket that no bracket inside it holds
+    tex_starts = [tex_start for tex_start, _ in tex]
+    # the first blank line of each bracket that no bracket inside it holds (nor raw TeX:
+    # ``[\\b``, a blank line, ``[@a]`` cites ``a``, the bracket is the token's)
     own: dict[int, int] = {}
     events = sorted(
         [(open_at, 0) for open_at in closes]
         + [(close_at, 2) for close_at in closes.values()]
-        + [(m.start(), 1) for m in _PAR.finditer(text, start)]
+        + [
+            (m.start(), 1)
+            for m in _PAR.finditer(text, start)
+            if not _within(tex, tex_starts, m.start())
+        ]
     )
     inside: list[int] = []  # the brackets open around, innermost last
     for at, kind in events:

@@ -476,6 +476,19 @@ TEX_BLOCK_ONLY_COMMANDS = frozenset(
         "signature", "subparagraph", "subsection", "subsubsection", "title",
     }
 )  # fmt: skip
+#: Every command pandoc reads as a raw TeX block by its name alone (the six tables above):
+#: where pandoc looks for a bracket's ``]``, it reads none of them as raw TeX inline, so
+#: their arguments' brackets count (``[\\section{[}]@a]`` cites nothing, the ``]`` after
+#: ``a`` closing the bracket; ``[\\textbf{[}]@a]`` cites ``a``); 2.17, 3.6.1 and 3.9
+#: checked for each with its groups.
+TEX_BLOCK_NAMES = (
+    TEX_BLOCK_COMMANDS
+    | TEX_RAW_BLOCK_COMMANDS.keys()
+    | TEX_TOKEN_BLOCK_COMMANDS
+    | TEX_GROUP_BLOCK_COMMANDS.keys()
+    | TEX_GROUP_BLOCK_NO_OPTION_COMMANDS
+    | TEX_BLOCK_ONLY_COMMANDS
+)
 #: The environments pandoc reads as inline raw TeX (math); any other, closed by its
 #: ``\\end``, is a raw TeX block as :data:`TEX_BLOCK_COMMANDS` (``[\\begin{figure}x
 #: \\end{figure} @a]`` cites nothing, ``[\\begin{math}x\\end{math} @a]`` cites ``a``);
