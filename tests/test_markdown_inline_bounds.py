@@ -11,7 +11,7 @@ import pytest
 
 from citewarden.parsing import markdown_inline
 from citewarden.parsing.markdown import parse_markdown
-from citewarden.parsing.pandoc_syntax import PANDOC_3
+from citewarden.parsing.pandoc_syntax import PANDOC_2, PANDOC_3, PANDOC_3_9, PandocDialect
 
 P = Path("doc.md")
 
@@ -233,6 +233,37 @@ def test_raw_tex_blocks_in_brackets_are_found_in_bounds(text: str, cited: list[s
     closings and the environments' ends looked up. The ``\\xspace`` commands pandoc
     drops after a command are passed over once for it, not from each of them."""
     _read_in_bounds(text + "\n\n# H\n\n[@k]\n", [*cited, "k"])
+
+
+@pytest.mark.parametrize(
+    ("text", "dialect", "cited"),
+    [
+        ("[\\b [x\n\n" * 20_000 + "@a", PANDOC_2, ["a"]),
+        ("x [" + "\\textbf{[}\n\n" * 20_000 + "@a]", PANDOC_2, []),
+        ("x [" + "\\textbf{[}\n\n" * 20_000 + "@a]", PANDOC_3_9, ["a"]),
+        ("x [" + "\\textbf{[} " * 20_000 + "@a]", PANDOC_3_9, ["a"]),
+        ("x " + "[\\section{@a]} " * 20_000, PANDOC_2, ["a"] * 20_000),
+        ("x " + "[\\section{@a]} " * 20_000, PANDOC_3_9, ["a"] * 20_000),
+    ],
+    ids=[
+        "tokens over paragraphs",
+        "groups over paragraphs",
+        "groups over paragraphs, pandoc 3",
+        "groups in one bracket",
+        "blocks past the bracket",
+        "blocks past the bracket, pandoc 3",
+    ],
+)
+def test_raw_tex_in_brackets_is_passed_over_in_bounds(
+    text: str, dialect: PandocDialect, cited: list[str]
+) -> None:
+    """Where pandoc looks for a bracket's ``]`` (pandoc 2 over blank lines), each raw TeX
+    command is read once and passed over with its arguments, in one pass over the text;
+    each command in a bracket is read up to the bracket's ``]``, once."""
+    t0 = time.process_time()
+    doc = parse_markdown(P, text + "\n\n# H\n\n[@k]\n", dialect)
+    assert time.process_time() - t0 < 8
+    assert [c.key for c in doc.citations] == [*cited, "k"]
 
 
 def _read_in_bounds(text: str, cited: list[str]) -> None:
