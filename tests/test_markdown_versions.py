@@ -835,6 +835,16 @@ ALIKE = [
     )
     + "x [\\begin {foo}y\\end {foo} z @b1] and [\\begin{foo}y\\end{bar} @b2]\n\n"
     "x [\\begin{itemize} @b3] y\n",
+    # a raw TeX block ends a paragraph's text, and a block may start after it (an example
+    # list); in a pipe table's cell, a term, a line block's line or a title block's field,
+    # pandoc drops the rest (a block element's tag alike, in a header row too)
+    "a \\par @x1. y\n\nb \\section{s} @x2. y\n\nc \\item @x3. z @c1\n",
+    "| x | a \\par @a1 | y @c1 |\n|---|---|---|\n| b @b1 | c \\raggedright @d1 | e @e1 |\n\n"
+    "| x | a <div> @a2 | y @c2 |\n|---|---|---|\n| b @b2 | c \\rule{1pt}{2pt} @d2 | e @e2 |\n",
+    "term \\par @a1\n:   def @b1\n\nterm \\maketitle @a2\n:   def @b2\n\n"
+    "| a \\par @a3\n| b @b3 \\section{x} @a4\n| c @b4\n",
+    "% c\\par @a1\n  more @a2\n% d @b1; e \\par @a3; f @a4\n% x @b2\n\ny @b3\n",
+    "% c <div> @a1\n  more @a2\n% d @b1\n% x \\begin{e}y\\end{e} @a3\n\ny @b2\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

@@ -716,6 +716,9 @@ class _Reader:
                 pos < n and text[pos] in " \t" and text[pos : _line_start_after(text, pos)].strip()
             ):
                 pos = _line_start_after(text, pos)
+            forced = self._forced_tag(start + 1, pos)
+            if forced >= 0:  # a block element's tag or raw TeX block: the rest is dropped
+                self.out.skip.append((forced, pos))
             _add(self.out.breaks, pos, self.out.breaks_since, start)
         self._after_block()
         self.out.title_end = pos
@@ -924,13 +927,13 @@ class _Reader:
         k = bisect_left(self.tags, start)
         return self.tags[k] if k < len(self.tags) and self.tags[k] < end else -1
 
-    def _cells_cut(self, line: str, start: int, end: int) -> None:
-        """A table row's cells from ``start`` to ``end`` (``line``'s): each block element's
-        tag of :attr:`tags` in a cell ends its text, pandoc drops the rest of the cell."""
+    def _cells_cut(self, start: int, end: int) -> None:
+        """A table row's cells from ``start`` to ``end``: each block element's tag of
+        :attr:`tags` in a cell ends its text, pandoc drops the rest of the cell."""
         tag = self._forced_tag(start, end)
         while tag >= 0:
-            bar = line.find("|", tag - self.pos)
-            cell_end = end if bar < 0 else self.pos + bar
+            bar = self.text.find("|", tag, end)
+            cell_end = end if bar < 0 else bar
             self.out.skip.append((tag, cell_end))
             tag = self._forced_tag(cell_end, end)
 
@@ -1306,7 +1309,7 @@ class _Reader:
         caption = False
         if self.table == "pipe" and pos <= self.row_until:  # the row above goes on here
             self._row_goes_on(pos + j, line_end)
-            self._cells_cut(line, pos + j, line_end)
+            self._cells_cut(pos + j, line_end)
             return next_pos
         if self.table is not None:
             rest = line[j:]
@@ -1322,7 +1325,7 @@ class _Reader:
                     _add(self.out.rows, pos)
                     self._bars(pos + j, line_end)
                     self._row_reach(pos + j, line_end)
-                self._cells_cut(line, pos + j, line_end)
+                self._cells_cut(pos + j, line_end)
                 return next_pos  # a row
             self.table = None
             ok = True
@@ -1373,7 +1376,13 @@ class _Reader:
                 self.lines = False
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self.pipe_columns = len(_DASH_RUN.findall(line, j))
-                self._bars(self.para_text[0], pos - 1)
+                header = self.para_text[0]
+                # its header row, read as a line block's line before: its cells cut
+                self.out.skip = [
+                    region for region in self.out.skip if not header <= region[0] < pos - 1
+                ]
+                self._bars(header, pos - 1)
+                self._cells_cut(header, pos - 1)
                 self._break()
                 return next_pos
             if (  # up to three spaces in, a row after it (else a paragraph's line)

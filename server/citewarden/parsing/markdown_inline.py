@@ -549,7 +549,17 @@ def _scan(
                     pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, cut))
                 if cells:  # as far as the simple table's cell goes
                     pos = tex_end = _cell_end(text, cells, start, pos)
-                if stack and raw_tex.block_end(start, cut) >= 0:
+                if not stack:
+                    if raw_tex.block_end(start, cut) >= 0:
+                        # a raw TeX block in a paragraph's text: the text ends at it, and
+                        # a block may start after it (``x \\par @a. y`` opens an example
+                        # list; in a table's cell or a term, the rest is dropped)
+                        after = pos
+                        while after < n and text[after] in " \t":
+                            after += 1
+                        if after < n and text[after] not in "\r\n":
+                            out.block_tags.append(after)
+                elif raw_tex.block_end(start, cut) >= 0:
                     drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
                 elif stack and cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
                     # a block read past the "]": pandoc's reading of a citation group,
