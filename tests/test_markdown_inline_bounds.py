@@ -266,6 +266,30 @@ def test_raw_tex_in_brackets_is_passed_over_in_bounds(
     assert [c.key for c in doc.citations] == [*cited, "k"]
 
 
+@pytest.mark.parametrize("dialect", [PANDOC_2, PANDOC_3_9], ids=["pandoc 2", "pandoc 3.9"])
+@pytest.mark.parametrize(
+    ("text", "cited"),
+    [
+        ("x " + "\\maketitle\\bf $y @b$ " * 20_000 + "@a", []),
+        ("x " + "\\par @b " * 20_000 + "@a", ["b"] * 20_000 + ["a"]),
+        ("x " + "<div> @b " * 20_000 + "@a", ["b"] * 20_000 + ["a"]),
+        ("| x | " + "\\par @b | " * 20_000 + "\n|" + "---|" * 20_001 + "\n", []),
+    ],
+    ids=["blocks after blocks", "raw TeX blocks", "tags", "in a table's cells"],
+)
+def test_blocks_in_a_paragraphs_text_are_found_in_bounds(
+    text: str, cited: list[str], dialect: PandocDialect
+) -> None:
+    """Each raw TeX block and block element's tag in a paragraph's text ends the text and
+    starts a block after it (in a table's cell, the rest is dropped): the block pass reads
+    the line once for them all, what opens right after one reads on from there (a command,
+    math), and nothing is read twice from the same place."""
+    t0 = time.process_time()
+    doc = parse_markdown(P, text + "\n\n# H\n\n[@k]\n", dialect)
+    assert time.process_time() - t0 < 8
+    assert [c.key for c in doc.citations] == [*cited, "k"]
+
+
 def _read_in_bounds(text: str, cited: list[str]) -> None:
     """Read ``text`` within 8 s of CPU and check that it cites ``cited``."""
     t0 = time.process_time()

@@ -845,6 +845,9 @@ ALIKE = [
     "| a \\par @a3\n| b @b3 \\section{x} @a4\n| c @b4\n",
     "% c\\par @a1\n  more @a2\n% d @b1; e \\par @a3; f @a4\n% x @b2\n\ny @b3\n",
     "% c <div> @a1\n  more @a2\n% d @b1\n% x \\begin{e}y\\end{e} @a3\n\ny @b2\n",
+    # what follows a raw TeX block reads on from there (a command, math)
+    "x \\maketitle \\bf @a\n\nx \\maketitle $x @b$ @c\n\nx \\par\\par\\emph{@d} @e\n\n"
+    "\\maketitle\\bf\n",
 ]
 
 #: documents pandoc 3 before 3.8 reads with a citation group whose "]" a braced key's "]"

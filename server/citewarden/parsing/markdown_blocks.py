@@ -592,6 +592,8 @@ class _Reader:
         #: sorted offsets of the block elements' tags the inline reading found in the text
         #: (see :attr:`~citewarden.parsing.markdown_inline._Scan.block_tags`)
         self.tags = tags or []
+        #: the line :meth:`_term` was last asked about, and its answer
+        self.term_asked = (-1, False)
         self.dialect = dialect
         #: the columns where a simple table's line is cut into cells (its dashes' starts),
         #: counted from its containers' content column
@@ -818,10 +820,15 @@ class _Reader:
         return tail.end()
 
     def _term(self, pos: int) -> bool:
-        """The line at ``pos`` is a definition's term: a definition's marker follows."""
-        if _TERM.match(self.text, pos):
-            return True
-        return self.dialect.bare_definition_markers and _BARE_TERM.match(self.text, pos) is not None
+        """The line at ``pos`` is a definition's term: a definition's marker follows (the
+        last line asked remembered: a line of many block starts asks it for each)."""
+        if self.term_asked[0] == pos:
+            return self.term_asked[1]
+        term = _TERM.match(self.text, pos) is not None or (
+            self.dialect.bare_definition_markers and _BARE_TERM.match(self.text, pos) is not None
+        )
+        self.term_asked = (pos, term)
+        return term
 
     def _underlined(self, next_pos: int) -> bool:
         """The line at ``next_pos`` is a line of ``=`` or ``-`` in the containers of the

@@ -537,7 +537,10 @@ def _scan(
             pos = start + 1
         elif group == _ESCAPE:
             if text[start + 1].isalpha():  # raw TeX: a command and its arguments
-                cut = par_cut = par.cut(start)
+                cut = par.cut(start)
+                if cut == start:  # a block starts at it (after another): it reads on
+                    cut = par.cut(start + 1)
+                par_cut = cut
                 if stack:  # pandoc reads the bracket's text up to its "]" alone
                     close = balance.of(stack[-1].open_at)
                     if close > start and not 0 <= cut < close:
@@ -549,6 +552,8 @@ def _scan(
                     pos = tex_end = max(pos, raw_tex.paragraph_block_end(start, cut))
                 if cells:  # as far as the simple table's cell goes
                     pos = tex_end = _cell_end(text, cells, start, pos)
+                if pos <= start:  # nothing read at a cut: the "\\" is text
+                    pos = tex_end = start + 1
                 if not stack:
                     if raw_tex.block_end(start, cut) >= 0:
                         # a raw TeX block in a paragraph's text: the text ends at it, and
@@ -1868,6 +1873,8 @@ def _math_end(text: str, i: int, display: bool, par: _Limits, close: _Next) -> i
     grow, they read the text once (a search from each dollar sign to the end of its
     paragraph read a paragraph of unclosed ones again for each)."""
     limit = par.start(i)
+    if limit == i:  # a block starts at it (after a raw TeX block): it reads on
+        limit = par.start(i + 1)
     if limit < 0:
         limit = len(text)
     if display:
