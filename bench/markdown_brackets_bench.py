@@ -2,7 +2,9 @@
 documents of one shape each: nests of brackets holding nested braced keys with a bracket
 (``[@{a{b{]}}}`` n deep, which pandoc 3 before 3.8 reads as text), braced keys holding a
 bracket in a flat group, plain groups, and raw TeX blocks in brackets (and commands and
-environments that are none, in brackets left open).  Prints the best of ``--repeat`` runs at
+environments that are none, in brackets left open), raw TeX passed over where pandoc looks
+for a bracket's ``]`` (pandoc 2 over blank lines), and raw TeX blocks and block elements'
+tags in a paragraph's text (each starts a block after it).  Prints the best of ``--repeat`` runs at
 ``--pieces`` and four times as many, so that the ratio shows whether a reading stays
 linear (about 4).
 
@@ -31,6 +33,9 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "raw TeX blocks in brackets": lambda n: "[see \\section{y} @k] " * n + "\n",
     "commands in brackets left open": lambda n: "[\\section @k " * n + "\n",
     "environments in brackets, never closed": lambda n: "[\\begin{e} @k " * n + "\n",
+    "raw TeX passed over in brackets": lambda n: "[\\textbf{[}\n\n\\b ] @k " * n + "\n",
+    "raw TeX blocks in a paragraph's text": lambda n: "x \\par @k \\maketitle\\bf " * n + "\n",
+    "tags in a paragraph's text": lambda n: "x <div> @k " * n + "\n",
 }
 DIALECTS = {"2": PANDOC_2, "3.0-3.7": PANDOC_3, "3.9": PANDOC_3_9}
 
