@@ -566,7 +566,7 @@ def _scan(
                             out.block_tags.append(after)
                 elif raw_tex.block_end(start, cut) >= 0:
                     drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
-                elif stack and cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
+                elif cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
                     # a block read past the "]": pandoc's reading of a citation group,
                     # which reads on past it, fails there (``[\\section{@a]}`` cites
                     # ``a`` in the text)
