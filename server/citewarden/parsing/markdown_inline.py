@@ -559,9 +559,7 @@ def _scan(
                         # a raw TeX block in a paragraph's text: the text ends at it, and
                         # a block may start after it (``x \\par @a. y`` opens an example
                         # list; in a table's cell or a term, the rest is dropped)
-                        after = pos
-                        while after < n and text[after] in " \t":
-                            after += 1
+                        after = _spaces_end(text, pos, n)
                         if after < n and text[after] not in "\r\n":
                             out.block_tags.append(after)
                 elif raw_tex.block_end(start, cut) >= 0:
