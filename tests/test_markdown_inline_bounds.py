@@ -274,8 +274,17 @@ def test_raw_tex_in_brackets_is_passed_over_in_bounds(
         ("x " + "\\par @b " * 20_000 + "@a", ["b"] * 20_000 + ["a"]),
         ("x " + "<div> @b " * 20_000 + "@a", ["b"] * 20_000 + ["a"]),
         ("| x | " + "\\par @b | " * 20_000 + "\n|" + "---|" * 20_001 + "\n", []),
+        ("x \\par\n@b. y @c \\par\n" * 10_000 + "@a", ["c"] * 10_000 + ["a"]),
+        ("> x \\par\n" * 20_000 + "> @a", ["a"]),
     ],
-    ids=["blocks after blocks", "raw TeX blocks", "tags", "in a table's cells"],
+    ids=[
+        "blocks after blocks",
+        "raw TeX blocks",
+        "tags",
+        "in a table's cells",
+        "blocks on the lines after",
+        "lines after in a quote",
+    ],
 )
 def test_blocks_in_a_paragraphs_text_are_found_in_bounds(
     text: str, cited: list[str], dialect: PandocDialect

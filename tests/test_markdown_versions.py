@@ -845,6 +845,12 @@ ALIKE = [
     "| a \\par @a3\n| b @b3 \\section{x} @a4\n| c @b4\n",
     "% c\\par @a1\n  more @a2\n% d @b1; e \\par @a3; f @a4\n% x @b2\n\ny @b3\n",
     "% c <div> @a1\n  more @a2\n% d @b1\n% x \\begin{e}y\\end{e} @a3\n\ny @b2\n",
+    # a raw TeX block that ends a line takes the line break and the next line's white
+    # space: a block starts at the next line's text (an example list, a fence; indented,
+    # no code), in a block quote and a list item too; not after a blank line
+    "a \\par\n@x1. y @a1\n\nb \\section{s}\n  (@x2) y @a2\n\nc \\par\n    z @a3\n\n"
+    "d \\par\n~~~\n@c1\n~~~\n\n> e \\par\n> @x3. y @a4\n\n- f \\par\n  @x4. y @a5\n\n"
+    "g \\par\n\n@x5. y @a6\n\nh \\par\n<!-- c -->\n@x6. y @a7\n",
     # what follows a raw TeX block reads on from there (a command, math)
     "x \\maketitle \\bf @a\n\nx \\maketitle $x @b$ @c\n\nx \\par\\par\\emph{@d} @e\n\n"
     "\\maketitle\\bf\n",

@@ -301,13 +301,14 @@ def read_blocks(
     """The block structure of ``text`` and its inline reading, as the pandoc of ``dialect``
     reads them.  A block element's tag the inline reading finds in a paragraph's text (not
     at its line's start, nor in a bracket, code, a comment ...) ends the text there and a
-    block starts at it (``a <div> @x.`` opens an example list): the block pass reads the
-    text again with those tags, the inline reading after it, a few rounds at most."""
+    block starts at it (``a <div> @x.`` opens an example list), as after a raw TeX block
+    (on its line, or at the next line's text when it ends the line): the block pass reads
+    the text again with those places, the inline reading after it, a few rounds at most."""
     tags: set[int] = set()
     blocks = _Reader(path, text, metadata, dialect).read()
     scan = _dialect_scan(text, blocks, dialect)
     for _ in range(_TAG_ROUNDS):
-        found = set(scan.block_tags) - tags - blocks.tag_starts
+        found = (set(scan.block_tags) - blocks.tag_starts).union(scan.line_blocks) - tags
         if not found:
             break
         tags |= found
@@ -1337,6 +1338,13 @@ class _Reader:
             self.table = None
             ok = True
             caption = _CAPTION.match(line, j) is not None
+        if not ok and not self.lines and self._forced_tag(pos, pos + j + 1) >= 0:
+            # the line after a raw TeX block that ends a line: the block took the line
+            # break and the white space up to the text, where a block starts (indented
+            # or not: no code)
+            _add(self.out.breaks, pos + j + 1, self.out.breaks_since, self.run_start)
+            base = c
+            ok = True
         in_list = self.items > 0
         first_j = j
         # a list item's lines end at a fence (a paragraph elsewhere goes on over "~~~")

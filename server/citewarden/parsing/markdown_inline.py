@@ -271,6 +271,9 @@ class _Scan:
     #: where a tag that ends a paragraph stands in the text, outside brackets (pandoc's
     #: inline reading stops at a block element's tag: a block starts there)
     block_tags: list[int] = field(default_factory=list)
+    #: where the text of the line after a raw TeX block that ends a line starts (a block
+    #: starts there; unlike :attr:`block_tags`, also where the block pass sees a tag)
+    line_blocks: list[int] = field(default_factory=list)
     #: the offsets of the ``bars`` given read in the text (a pipe table's cells' ends),
     #: not in code, math, raw TeX, HTML or an escape
     bars_read: list[int] = field(default_factory=list)
@@ -562,6 +565,8 @@ def _scan(
                         after = _spaces_end(text, pos, n)
                         if after < n and text[after] not in "\r\n":
                             out.block_tags.append(after)
+                        elif (after := _next_line_text(text, after, n)) >= 0:
+                            out.line_blocks.append(after)
                 elif raw_tex.block_end(start, cut) >= 0:
                     drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
                 elif cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
@@ -830,6 +835,18 @@ _MAX_NESTED_COMMANDS = 32
 #: Characters raw TeX may be read over, beyond twice the text's length (see
 #: :class:`_RawTex`).
 _RAW_TEX_BUDGET = 1_000_000
+
+
+def _next_line_text(text: str, pos: int, n: int) -> int:
+    """Past the line break at ``pos`` and the white space of the next line: where its
+    text starts, or -1 at the end or a blank line (a raw TeX block ending a line takes
+    them, and a block starts there, as indented as the line is)."""
+    if pos < n and text[pos] == "\r":
+        pos += 1
+    if pos >= n or text[pos] != "\n":
+        return -1
+    pos = _spaces_end(text, pos + 1, n)
+    return -1 if pos >= n or text[pos] in "\r\n" else pos
 
 
 def _spaces_end(text: str, pos: int, cut: int) -> int:
