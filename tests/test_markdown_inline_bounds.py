@@ -276,6 +276,7 @@ def test_raw_tex_in_brackets_is_passed_over_in_bounds(
         ("| x | " + "\\par @b | " * 20_000 + "\n|" + "---|" * 20_001 + "\n", []),
         ("x \\par\n@b. y @c \\par\n" * 10_000 + "@a", ["c"] * 10_000 + ["a"]),
         ("> x \\par\n" * 20_000 + "> @a", ["a"]),
+        ("\\newpage\n@b. y @c\n\n\\par @d\n: e\n\n" * 10_000 + "@a", ["c", "d"] * 10_000 + ["a"]),
     ],
     ids=[
         "blocks after blocks",
@@ -284,6 +285,7 @@ def test_raw_tex_in_brackets_is_passed_over_in_bounds(
         "in a table's cells",
         "blocks on the lines after",
         "lines after in a quote",
+        "raw TeX blocks where blocks start",
     ],
 )
 def test_blocks_in_a_paragraphs_text_are_found_in_bounds(

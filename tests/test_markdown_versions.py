@@ -24,6 +24,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_ARGUMENT_MODES,
     TEX_BLOCK_COMMANDS,
     TEX_BLOCK_ONLY_COMMANDS,
+    TEX_BLOCK_START_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_OPTION_COMMANDS,
@@ -851,6 +852,20 @@ ALIKE = [
     "a \\par\n@x1. y @a1\n\nb \\section{s}\n  (@x2) y @a2\n\nc \\par\n    z @a3\n\n"
     "d \\par\n~~~\n@c1\n~~~\n\n> e \\par\n> @x3. y @a4\n\n- f \\par\n  @x4. y @a5\n\n"
     "g \\par\n\n@x5. y @a6\n\nh \\par\n<!-- c -->\n@x6. y @a7\n",
+    # where a block starts, \newpage, \clearpage, \pagebreak, \hspace and \vspace
+    # are raw TeX blocks (in a paragraph's text, inline: no block after them); a setext
+    # heading or a table's header row is read first, a definition's term after
+    "".join(
+        f"\\{name}\n@x{i}. y @a{i}\n\n\\{name}*[o]{{1em}} @y{i}. z @b{i}\n\n"
+        f"q \\{name}\n@z{i}. w @c{i}\n\n"
+        for i, name in enumerate(sorted(TEX_BLOCK_START_COMMANDS))
+    )
+    + "\\noindent\n@z8. y\n\n\\index{x}\n@z9. y\n\n"
+    "\\newpage\n@x11. y @a11\n\n\\vspace*{1em} @x12. y @a12\n\n> \\clearpage\n> (@x13) y @a13\n\n"
+    "\\hspace{1em}\n~~~\n@c1\n~~~\n\n\\newpage @x4 | y @a4\n---|---\na | b\n\n"
+    "\\pagebreak @x5. y\n===\n\n\\newpage @x6. [@a5]\n: def @a6\n\n\\par @a7\n: def @a8\n\n"
+    "\\emph{x} \\par @a9\n: def @a10\n\na \\newpage\n@x7. y @a11\n\n\\newpage [@c2]\n\n"
+    "\\vspace{1em} [@a12]\n",
     # what follows a raw TeX block reads on from there (a command, math)
     "x \\maketitle \\bf @a\n\nx \\maketitle $x @b$ @c\n\nx \\par\\par\\emph{@d} @e\n\n"
     "\\maketitle\\bf\n",

@@ -235,6 +235,10 @@ class Blocks:
     #: Offsets of the ``<`` the pass read where a block may start (a tag there is read as
     #: a block's, or as text when no block starts at it).
     tag_starts: set[int] = field(default_factory=set)
+    #: Offsets of the ``\\`` that start a paragraph's text (pandoc reads some commands
+    #: there as a raw TeX block, see
+    #: :data:`~citewarden.parsing.pandoc_tex.TEX_BLOCK_START_COMMANDS`).
+    tex_starts: set[int] = field(default_factory=set)
 
 
 def block_structure(path: Path, text: str, dialect: PandocDialect = PANDOC_3_9) -> Blocks:
@@ -275,6 +279,7 @@ def scan_blocks(
         [bar for start, end, _ in blocks.pipe_rows for bar in _pipe_bars(text, start, end)],
         _unquoted(text, blocks.quote_marks) if "\\" in text else None,
         blocks.cells,
+        blocks.tex_starts,
     )
 
 
@@ -303,16 +308,19 @@ def read_blocks(
     at its line's start, nor in a bracket, code, a comment ...) ends the text there and a
     block starts at it (``a <div> @x.`` opens an example list), as after a raw TeX block
     (on its line, or at the next line's text when it ends the line): the block pass reads
-    the text again with those places, the inline reading after it, a few rounds at most."""
+    the text again with those places, the inline reading after it, a few rounds at most;
+    a line a raw TeX block leads is no definition's term (pandoc reads the block first)."""
     tags: set[int] = set()
+    lead: set[int] = set()
     blocks = _Reader(path, text, metadata, dialect).read()
     scan = _dialect_scan(text, blocks, dialect)
     for _ in range(_TAG_ROUNDS):
         found = (set(scan.block_tags) - blocks.tag_starts).union(scan.line_blocks) - tags
-        if not found:
-            break
+        if not found and (not tags or lead.issuperset(scan.lead_blocks)):
+            break  # (a raw TeX block leading a line matters with a forced place only)
         tags |= found
-        blocks = _Reader(path, text, metadata, dialect, sorted(tags)).read()
+        lead |= set(scan.lead_blocks)
+        blocks = _Reader(path, text, metadata, dialect, sorted(tags), lead).read()
         scan = _dialect_scan(text, blocks, dialect)
     if blocks.cells:
         scan.pending = cut_at_cells(text, scan.pending, blocks.cells)
@@ -587,12 +595,17 @@ class _Reader:
         metadata: bool = True,
         dialect: PandocDialect = PANDOC_3_9,
         tags: list[int] | None = None,
+        lead: set[int] | None = None,
     ) -> None:
         self.path = path
         self.text = text
         #: sorted offsets of the block elements' tags the inline reading found in the text
         #: (see :attr:`~citewarden.parsing.markdown_inline._Scan.block_tags`)
         self.tags = tags or []
+        #: where a raw TeX block starts a paragraph's text (see
+        #: :attr:`~citewarden.parsing.markdown_inline._Scan.lead_blocks`): its line is no
+        #: definition's term (pandoc reads the raw TeX block first)
+        self.lead = lead or set()
         #: the line :meth:`_term` was last asked about, and its answer
         self.term_asked = (-1, False)
         self.dialect = dialect
@@ -981,6 +994,7 @@ class _Reader:
         self.table = "simple"
         self._columns(line, j, col, base)
         start, col, base = self.para_text
+        self.out.tex_starts.discard(start)  # a header row, read before raw TeX
         self._note_cells(start, self.pos - 1, col, base)
 
     def _columns(self, line: str, j: int, col: int, base: int = 0) -> None:
@@ -1377,6 +1391,7 @@ class _Reader:
                     break
                 self._after_block()
                 self.yaml = False
+                self.out.tex_starts.discard(self.para_text[0])  # read before raw TeX
                 if "*" in text[self.para_start : pos] or "_" in text[self.para_start : pos]:
                     _add(self.out.paragraphs, next_pos)  # its text's emphasis ends with it
                 return next_pos
@@ -1392,6 +1407,7 @@ class _Reader:
                 self.run_start = min(self.para_start, pos)  # its header row's
                 self.pipe_columns = len(_DASH_RUN.findall(line, j))
                 header = self.para_text[0]
+                self.out.tex_starts.discard(header)  # read before raw TeX
                 # its header row, read as a line block's line before: its cells cut
                 self.out.skip = [
                     region for region in self.out.skip if not header <= region[0] < pos - 1
@@ -1640,7 +1656,13 @@ class _Reader:
                 ok = True
                 continue
             forced = self._forced_tag(pos + j + 1, line_end) if not inside else -1
-            if forced >= 0 and ok and not self.lines and self._term(pos):
+            if (
+                forced >= 0
+                and ok
+                and not self.lines
+                and pos + j not in self.lead
+                and self._term(pos)
+            ):
                 self.out.skip.append((forced, line_end))  # a term's text ends at it, pandoc
                 break  # drops the rest of its line
             if forced >= 0 and not self.lines and not _is_line_block_line(line, j):
@@ -1684,6 +1706,8 @@ class _Reader:
         if self.para_first:
             self.para_start = pos
             self.para_text = (pos + j, c, base)
+            if line[j] == "\\":
+                self.out.tex_starts.add(pos + j)
         self.pipe = self.para_first and "|" in line
         self._reach(line, pos + j, line_end)
         return next_pos

@@ -25,6 +25,7 @@ from citewarden.parsing.pandoc_tex import (
     TEX_BLOCK_COMMANDS,
     TEX_BLOCK_NAMES,
     TEX_BLOCK_ONLY_COMMANDS,
+    TEX_BLOCK_START_COMMANDS,
     TEX_BRACED_OPTION_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS,
     TEX_CHARACTER_ARGUMENT_COMMANDS_3,
@@ -274,6 +275,8 @@ class _Scan:
     #: where the text of the line after a raw TeX block that ends a line starts (a block
     #: starts there; unlike :attr:`block_tags`, also where the block pass sees a tag)
     line_blocks: list[int] = field(default_factory=list)
+    #: where a raw TeX block starts a paragraph's text (given in ``tex_starts``)
+    lead_blocks: list[int] = field(default_factory=list)
     #: the offsets of the ``bars`` given read in the text (a pipe table's cells' ends),
     #: not in code, math, raw TeX, HTML or an escape
     bars_read: list[int] = field(default_factory=list)
@@ -300,6 +303,7 @@ def _scan(
     bars: list[int] | None = None,
     tex_text: str | None = None,
     cells: list[int] | None = None,
+    tex_starts: set[int] | None = None,
 ) -> _Scan:
     """The citations of ``text`` outside the ``skip`` regions.  ``counted_brackets``: a
     citation group ends at the ``]`` that balances its ``[``, the brackets inside braced
@@ -333,7 +337,9 @@ def _scan(
     :attr:`_Scan.bars_read`; ``tex_text``: ``text`` as raw TeX reads it (the block
     quotes' markers as spaces); ``cells``: sorted offsets where a table's cells start (a
     ``@`` or a ``-`` there is after no word nor emphasis, a simple table's ends a code
-    span)."""
+    span); ``tex_starts``: the block pass's
+    :attr:`~citewarden.parsing.markdown_blocks.Blocks.tex_starts` (a command of
+    :data:`TEX_BLOCK_START_COMMANDS` there is a raw TeX block)."""
     out = _Scan(joined=joined or [])
     pending = out.pending
     n = len(text)
@@ -558,7 +564,10 @@ def _scan(
                 if pos <= start:  # nothing read at a cut: the "\\" is text
                     pos = tex_end = start + 1
                 if not stack:
-                    if raw_tex.block_end(start, cut) >= 0:
+                    lead = tex_starts is not None and start in tex_starts
+                    if raw_tex.block_end(start, cut) >= 0 or (lead and raw_tex.starts_block(start)):
+                        if lead:
+                            out.lead_blocks.append(start)
                         # a raw TeX block in a paragraph's text: the text ends at it, and
                         # a block may start after it (``x \\par @a. y`` opens an example
                         # list; in a table's cell or a term, the rest is dropped)
@@ -1121,6 +1130,12 @@ class _RawTex:
         finally:
             self._group_from = group_from
             self._cut = cut
+
+    def starts_block(self, i: int) -> bool:
+        """The command at ``i`` is a raw TeX block to pandoc where a block starts, as it
+        reads it inline (one of :data:`TEX_BLOCK_START_COMMANDS`)."""
+        m = self._command.match(self._text, i)
+        return m is not None and m.group(1) in TEX_BLOCK_START_COMMANDS
 
     def _raw_block_end(self, pos: int, most: int) -> int:
         """Where a command of :data:`TEX_RAW_BLOCK_COMMANDS` whose name ends at ``pos`` ends

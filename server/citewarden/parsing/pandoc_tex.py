@@ -489,6 +489,12 @@ TEX_BLOCK_NAMES = (
     | TEX_GROUP_BLOCK_NO_OPTION_COMMANDS
     | TEX_BLOCK_ONLY_COMMANDS
 )
+#: Commands pandoc reads as inline raw TeX in a paragraph's text but as a raw TeX block
+#: where a block starts (with the options and groups it reads after them inline): a block
+#: starts after them there (``\\newpage``, a line break, ``@x. y`` opens an example list;
+#: ``a \\newpage``, a line break, ``@x. y`` cites ``x``); 2.17, 3.6.1 and 3.9 checked,
+#: with a star, options and groups.
+TEX_BLOCK_START_COMMANDS = frozenset({"clearpage", "hspace", "newpage", "pagebreak", "vspace"})
 #: The environments pandoc reads as inline raw TeX (math); any other, closed by its
 #: ``\\end``, is a raw TeX block as :data:`TEX_BLOCK_COMMANDS` (``[\\begin{figure}x
 #: \\end{figure} @a]`` cites nothing, ``[\\begin{math}x\\end{math} @a]`` cites ``a``);
