@@ -363,6 +363,22 @@ def test_thousands_of_citations_among_unclosed_brackets_get_their_sentences(
     assert all("see [author] [ x" in c["context"]["sentence"] for c in cited), cited[:3]
 
 
+def test_a_block_right_before_a_bar_in_a_tables_header_row_is_read_once(tmp_path: Path) -> None:
+    """A raw TeX block or a block element's tag right before a ``|`` of a pipe table's
+    header row (``\\maketitle| @a | y |``): the cut of the row's cells at it never moved
+    past that ``|``, and added the same cut again and again, without end and without bound
+    on memory.  The keys are those pandoc 2.17, 3.6.1 and 3.9 cite."""
+    (tmp_path / "paper.md").write_text(
+        "\\maketitle| @a | y |\n|---|---|\n\n\\begin{center}\\end{center}| @b | z |\n"
+        "|---|---|\n\nx \\par| @c | w |\n|---|---|\n\n| \\par| @d |\n|---|\n\n"
+        "<div>| @e | v |\n|---|---|\n"
+    )
+    report = json_check(["paper.md"], tmp_path)
+    citations = report["citations"]
+    assert isinstance(citations, dict)
+    assert [c["key"] for c in citations["cited"]] == ["a", "b", "c", "e"]
+
+
 def test_input_of_dev_zero_is_refused_at_the_include(tmp_path: Path) -> None:
     (tmp_path / "main.tex").write_text(PAPER % "\\input{/dev/zero}\n")
     (tmp_path / "refs.bib").write_text(REFS)

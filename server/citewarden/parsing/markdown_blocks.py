@@ -955,8 +955,9 @@ class _Reader:
         while tag >= 0:
             bar = self.text.find("|", tag, end)
             cell_end = end if bar < 0 else bar
-            self.out.skip.append((tag, cell_end))
-            tag = self._forced_tag(cell_end, end)
+            if cell_end > tag:  # (one at a "|" drops nothing)
+                self.out.skip.append((tag, cell_end))
+            tag = self._forced_tag(max(cell_end, tag + 1), end)
 
     def _bars(self, start: int, end: int) -> None:
         """Note the pipe table's row from ``start`` to ``end`` in :attr:`Blocks.pipe_rows`,
