@@ -5,7 +5,7 @@ exactly the keys the tool reads, and the disagreements by class.  The generators
 oracles are those of the differential tests (tests/differential.py).
 
     .venv/bin/python bench/agreement.py [--latex N] [--markdown N] [--raw-tex N]
-    [--raw-tex-commands N] [--units N]
+    [--raw-tex-commands N] [--raw-tex-lines N] [--units N]
         [--chapterbib N] [--bibunits N] [--strings N] [--crossref N] [--comments N]
         [--reader N] [--errors N] [--bib N] [--max-bytes B]
 """
@@ -44,6 +44,12 @@ def main() -> None:
         type=int,
         default=300,
         help="Markdown documents of commands of each kind and their arguments, with each pandoc",
+    )
+    parser.add_argument(
+        "--raw-tex-lines",
+        type=int,
+        default=300,
+        help="Markdown documents of raw TeX where blocks start and end, with each pandoc",
     )
     parser.add_argument("--units", type=int, default=40, help="generated refsection projects")
     parser.add_argument("--chapterbib", type=int, default=40, help="chapterbib projects")
@@ -100,6 +106,11 @@ def main() -> None:
             seeds, pandoc=pandoc, make=differential.raw_tex_command_case
         )
         print(f"pandoc {version} -t json (raw TeX commands):", tally.summary())
+    seeds = range(args.seed, args.seed + args.raw_tex_lines)
+    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
+        version = differential.pandoc_version_of(pandoc)
+        tally = differential.run_markdown(seeds, pandoc=pandoc, make=differential.raw_tex_line_case)
+        print(f"pandoc {version} -t json (raw TeX lines):", tally.summary())
     generated = [
         (
             args.units,

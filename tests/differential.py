@@ -497,6 +497,46 @@ def raw_tex_case(seed: int) -> MarkdownCase:
     return MarkdownCase(seed, "".join(parts) + "\n")
 
 
+#: raw TeX that stands where blocks start and end: commands pandoc reads as blocks there
+#: (by name, or where a block starts only), inline ones and unknown ones, with arguments
+_RAW_TEX_LINE_COMMANDS = (
+    "\\newpage", "\\clearpage", "\\vspace{1em}", "\\hspace*{2pt}", "\\pagebreak[4]",
+    "\\par", "\\section{x}", "\\maketitle", "\\emph{x}", "\\noindent", "\\foo",
+    "\\foo{x}", "\\index{x}", "\\begin{center}x\\end{center}", "\\item",
+)  # fmt: skip
+#: what may follow on a line or start the next: blocks whose reading changes what is cited
+#: (an example item's label, a fence, a table, a heading's underline, a definition, a
+#: quote, a comment ...) and plain text; ``@`` stands for a citation's key
+_RAW_TEX_LINE_AFTER = (
+    "@. y", "(@) y", "~~~\n@\n~~~", "```\n@\n```", ": def @", "=====", "-----",
+    "| @ | y |\n|---|---|\n| z | w |", "@ y\n-- --", "> @", "- @", "1. @", "<!-- @ -->",
+    "<div>\n@\n</div>", "    @ code", "text @", "[@]", "@;", "% c @", "[^1]: @",
+)  # fmt: skip
+
+
+def raw_tex_line_case(seed: int) -> MarkdownCase:
+    """A Markdown document of raw TeX where blocks start and end: paragraphs of text,
+    commands of :data:`_RAW_TEX_LINE_COMMANDS` leading a line, following text on it or
+    ending it, and after them, on the line or the next, what
+    :data:`_RAW_TEX_LINE_AFTER` holds (its ``@`` a citation's key, ``rtline``)."""
+    r = random.Random(seed)
+    keys = _Keys()
+    paragraphs = []
+    for _ in range(r.randint(1, 6)):
+        lines = []
+        for _ in range(r.randint(1, 3)):
+            line = r.choice(("", "", "a ", "> ", "- "))
+            for _ in range(r.randint(1, 2)):
+                line += r.choice(_RAW_TEX_LINE_COMMANDS) + r.choice(("", " ", "  "))
+            after = re.sub("@", lambda _: "@" + keys("rtline"), r.choice(_RAW_TEX_LINE_AFTER))
+            lines.append(line + r.choice(("", "\n", "\n", "\n  ")) + after)
+        paragraphs.append("\n".join(lines))
+    text = "\n\n".join(paragraphs) + "\n"
+    if "[^1]:" in text:
+        text += "\nA note.[^1]\n"
+    return MarkdownCase(seed, text)
+
+
 def cite_nodes(node: Any) -> Iterator[dict[str, Any]]:
     """Every ``Cite`` node of a ``pandoc -t json`` document (metadata included)."""
     if isinstance(node, dict):
