@@ -575,7 +575,7 @@ def _scan(
                         if after < n and text[after] not in "\r\n":
                             out.block_tags.append(after)
                         elif (after := _next_line_text(text, after, n)) >= 0:
-                            out.line_blocks.append(after)
+                            out.line_blocks.append(after)  # it ends the line: the next
                 elif raw_tex.block_end(start, cut) >= 0:
                     drop_until = max(drop_until, _block_in_bracket(stack, start, balance, emphasis))
                 elif cut != par_cut and raw_tex.block_end(start, par_cut) >= 0:
