@@ -94,23 +94,18 @@ def main() -> None:
     print("pdflatex (.aux / .bcf keys):", differential.run_latex(seeds).summary())
     seeds = range(args.seed, args.seed + args.markdown)
     print("pandoc -t json (Cite nodes):", differential.run_markdown(seeds).summary())
-    seeds = range(args.seed, args.seed + args.raw_tex)
-    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
-        version = differential.pandoc_version_of(pandoc)
-        tally = differential.run_markdown(seeds, pandoc=pandoc, make=differential.raw_tex_case)
-        print(f"pandoc {version} -t json (raw TeX pieces):", tally.summary())
-    seeds = range(args.seed, args.seed + args.raw_tex_commands)
-    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
-        version = differential.pandoc_version_of(pandoc)
-        tally = differential.run_markdown(
-            seeds, pandoc=pandoc, make=differential.raw_tex_command_case
-        )
-        print(f"pandoc {version} -t json (raw TeX commands):", tally.summary())
-    seeds = range(args.seed, args.seed + args.raw_tex_lines)
-    for pandoc in ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]:
-        version = differential.pandoc_version_of(pandoc)
-        tally = differential.run_markdown(seeds, pandoc=pandoc, make=differential.raw_tex_line_case)
-        print(f"pandoc {version} -t json (raw TeX lines):", tally.summary())
+    generators = [
+        (args.raw_tex, differential.raw_tex_case, "raw TeX pieces"),
+        (args.raw_tex_commands, differential.raw_tex_command_case, "raw TeX commands"),
+        (args.raw_tex_lines, differential.raw_tex_line_case, "raw TeX lines"),
+    ]
+    pandocs = ["pandoc", *sorted(str(p) for p in (ROOT / ".tools").glob("pandoc-*/pandoc"))]
+    for count, make, what in generators:
+        seeds = range(args.seed, args.seed + count)
+        for pandoc in pandocs:
+            version = differential.pandoc_version_of(pandoc)
+            tally = differential.run_markdown(seeds, pandoc=pandoc, make=make)
+            print(f"pandoc {version} -t json ({what}):", tally.summary())
     generated = [
         (
             args.units,
